@@ -1,0 +1,83 @@
+# memcg-policy - build, test, install.
+# make                 build build/memcg-policy
+# make check           unit + command tests, then again under ASan/UBSan
+# make install DESTDIR=... PREFIX=...
+
+VERSION   = 0.1.0
+CC       ?= cc
+PKG_CONFIG ?= pkg-config
+PKGS      = inih blkid libkmod zlib json-c
+
+BUILD    ?= build
+CFLAGS   ?= -O2 -g
+WARN      = -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes \
+            -Wstrict-prototypes -Wwrite-strings -Wvla -Wpointer-arith \
+            -Wundef -Wcast-align -Wnull-dereference
+ifeq ($(WERROR),1)
+WARN     += -Werror
+endif
+ifeq ($(SAN),1)
+CFLAGS   += -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+LDFLAGS  += -fsanitize=address,undefined
+endif
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS))
+ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -DVERSION='"$(VERSION)"' $(WARN) $(PKG_CFLAGS) $(CFLAGS) $(CPPFLAGS)
+LIBS       = $(PKG_LIBS) -lpthread -lm
+
+SRCS      = $(wildcard src/*.c)
+OBJS      = $(SRCS:src/%.c=$(BUILD)/%.o)
+LIB_OBJS  = $(filter-out $(BUILD)/main.o,$(OBJS))
+UNIT_SRCS = $(wildcard tests/unit/test-*.c)
+UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+
+PREFIX   ?= /usr/local
+SBINDIR  ?= $(PREFIX)/sbin
+DATADIR  ?= $(PREFIX)/share
+MANDIR   ?= $(DATADIR)/man
+SYSCONFDIR ?= /etc
+LIBDIR_KERNEL ?= /usr/lib/kernel
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+
+.PHONY: all check check-one check-san unit clean install uninstall lint
+
+all: $(BUILD)/memcg-policy
+
+$(BUILD)/memcg-policy: $(OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/%.o: src/%.c src/*.h | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/test.h $(LIB_OBJS) | $(BUILD)/tests
+	$(CC) $(ALL_CFLAGS) -Isrc -o $@ $< $(LIB_OBJS) $(LDFLAGS) $(LIBS)
+
+$(BUILD) $(BUILD)/tests:
+	mkdir -p $@
+
+unit: $(UNIT_BINS)
+
+# One pass of every test against one build.
+check-one: $(BUILD)/memcg-policy $(UNIT_BINS)
+	tests/run.sh $(BUILD)
+
+check-san:
+	$(MAKE) BUILD=build-san SAN=1 check-one
+
+check:
+	@tests/check-all.sh
+
+lint:
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
+	  --inline-suppr --std=c11 -D_GNU_SOURCE -I src src tests/unit
+	shellcheck -s sh grub.d/99-memcg-policy.cfg hooks/*
+	shellcheck tests/*.sh tests/cmd/*.sh
+
+install: $(BUILD)/memcg-policy
+	install -D -m 0755 $(BUILD)/memcg-policy $(DESTDIR)$(SBINDIR)/memcg-policy
+
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/memcg-policy
+
+clean:
+	rm -rf build build-san build-fuzz

@@ -1,0 +1,73 @@
+/* cmdline.h - kernel command lines, split and rebuilt by the kernel's own
+ * rules (lib/cmdline.c, next_arg()): tokens are separated by whitespace
+ * outside double quotes, `param="a b"` is one token, there are no backslash
+ * escapes, and a bare `--` ends the kernel's parameters (what follows goes
+ * to init). In parameter names `-` and `_` are the same character.
+ *
+ * Pure code: no I/O, no globals. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util.h"
+
+struct cmdline_token {
+	size_t start; /* byte offset of the token in the line */
+	size_t len;   /* its length, quotes included */
+};
+
+struct cmdline {
+	const char *line;  /* borrowed; not NUL-terminated necessarily */
+	size_t line_len;
+	struct cmdline_token *tok;
+	size_t n;
+	size_t n_kernel;   /* tokens before a bare "--" (== n if there is none) */
+	bool has_dashdash; /* tok[n_kernel] is the bare "--" */
+};
+
+/* Splits line[0..len). Never fails on any input (an unterminated quote runs
+ * to the end of the line, as in the kernel). */
+void cmdline_split(const char *line, size_t len, struct cmdline *out);
+void cmdline_free(struct cmdline *c);
+
+/* Name of a token: the part before the first '=' outside quotes (the kernel
+ * strips quotes around the whole token or around the value). Value: after
+ * that '=', with surrounding double quotes removed; NULL if no '='.
+ * Both returned as newly allocated strings. */
+char *cmdline_token_name(const struct cmdline *c, size_t i);
+char *cmdline_token_value(const struct cmdline *c, size_t i);
+
+/* True if two parameter names are equal with '-' == '_'. */
+bool param_name_eq(const char *a, size_t alen, const char *b, size_t blen);
+
+/* A managed argument, written "name=item": e.g. "cgroup_disable=memory",
+ * "cgroup_enable=memory", "cgroup.memory=nokmem". name matches with '-'=='_';
+ * value is a comma list and item is matched against its elements. */
+
+/* Does a kernel token (before --) with this name carry this item? */
+bool cmdline_has_item(const struct cmdline *c, const char *name, const char *item);
+
+/* Is the token "name=v1,v2" present: some kernel token with that name whose
+ * list has every one of the items? */
+bool cmdline_has_arg(const struct cmdline *c, const char *arg);
+
+/* The edit: the rebuilt line, given
+ *   remove: "name=item" strings: from every kernel token with that name,
+ *           the item is taken out of its comma list; when the list becomes
+ *           empty the whole token goes (with one adjacent run of
+ *           whitespace, so no double spaces are left behind);
+ *   add:    "name=value" tokens appended (after the last kernel token,
+ *           before a bare "--", separated by one space) unless
+ *           cmdline_has_arg() already holds for them.
+ * Tokens inside double quotes are values, never matched: `foo="cgroup_disable=memory"`
+ * and anything after "--" are left alone. Every byte not part of a removed
+ * item is kept as it was. removed_out (optional) receives the exact text of
+ * each token that was changed or dropped, as it was before the edit.
+ * Returns a newly allocated string. */
+char *cmdline_edit(const char *line, size_t len, const struct strv *remove,
+		   const struct strv *add, struct strv *removed_out);
+
+/* Joining all tokens' bytes with the original separators gives back the
+ * line: exposed for tests (tokenize then join is identity). */
+char *cmdline_join(const struct cmdline *c);

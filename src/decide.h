@@ -1,0 +1,45 @@
+/* decide.h - the decision for one kernel: a pure function of the policy,
+ * the kernel's facts and the system facts (DESIGN section 4). No I/O. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "kconfig.h"
+#include "policy.h"
+#include "probe.h"
+#include "util.h"
+
+enum memcg_state { STATE_OFF = 0, STATE_ON = 1 };
+
+/* The facts about one kernel the decision needs, after policy overrides. */
+struct decide_kernel {
+	const char *release;
+	bool memcg_built;
+	enum memcg_default default_state;
+	enum memcg_rule rule;
+	bool accepts_enable;
+	const char *builtin_cmdline;     /* may be NULL */
+	enum builtin_cmdline_mode builtin_mode;
+	bool firmware_disables;          /* Raspberry Pi 6.12+: DT bootargs carry cgroup_disable=memory first */
+};
+
+struct decision {
+	enum memcg_state state;     /* what the kernel will run with */
+	bool keep;                  /* no opinion: nothing added or removed */
+	enum policy_mode mode;      /* the mode that applied (after [kernel] sections) */
+	struct strv add;            /* tokens that must be present, "cgroup_disable=memory" */
+	struct strv remove;         /* "name=item" that must be absent */
+	struct strv reasons;        /* "rule: why (FILE:LINE)" lines for --explain */
+	struct strv warnings;
+};
+
+/* The memcg state a kernel gets from a bootloader command line (NULL or ""
+ * for none), by its rule, default and built-in command line. */
+enum memcg_state cmdline_memcg_state(const struct decide_kernel *k, const char *cmdline);
+
+/* Decide. configured is the command line the current boot configuration
+ * gives this kernel (used for otherwise=keep; NULL if unknown). */
+void decide(const struct policy *p, const struct decide_kernel *k,
+	    const struct system_facts *sys, const char *configured, struct decision *out);
+void decision_free(struct decision *d);
+const char *memcg_state_name(enum memcg_state s);

@@ -1,0 +1,27 @@
+/* probe.h - facts about the system the decision depends on: programs and
+ * unit files that need memcg, RAM, the running state of memcg. With --root
+ * nothing of the host is looked at (RAM comes from assume-ram, running
+ * state is unknown). */
+#pragma once
+
+#include <stdbool.h>
+
+#include "policy.h"
+#include "rootfs.h"
+
+enum run_state { RUN_UNKNOWN, RUN_ON, RUN_OFF, RUN_NOT_BUILT };
+
+struct system_facts {
+	struct strv programs;     /* "NAME (/usr/bin/NAME)" for each needs-memcg program found */
+	struct strv units;        /* "UNIT-PATH:LINE: Directive=" for each memory directive found */
+	bool have_ram;
+	unsigned long long ram;   /* bytes: /proc/meminfo MemTotal live, assume-ram with --root */
+	const char *ram_source;   /* "/proc/meminfo", "assume-ram" */
+	enum run_state running;   /* live only */
+	const char *running_source; /* "/sys/fs/cgroup/cgroup.controllers", "/proc/cgroups" */
+	char *proc_cmdline;       /* live only: /proc/cmdline */
+};
+
+int probe_system(const struct root *r, const struct policy *p, struct system_facts *out);
+void system_facts_free(struct system_facts *s);
+const char *run_state_name(enum run_state s);

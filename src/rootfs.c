@@ -1,0 +1,331 @@
+/* rootfs.c - root-confined file access, see rootfs.h */
+#include "rootfs.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+
+static int openat2_supported = -1; /* unknown, 0 no, 1 yes */
+
+int root_open(struct root *r, const char *path)
+{
+	r->live = path == NULL;
+	r->path = xstrdup(path ? path : "/");
+	r->fd = open(r->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (r->fd < 0) {
+		int e = -errno;
+		free(r->path);
+		r->path = NULL;
+		return e;
+	}
+	if (getenv("MEMCG_POLICY_NO_OPENAT2"))
+		openat2_supported = 0;
+	return 0;
+}
+
+void root_close(struct root *r)
+{
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
+	free(r->path);
+	r->path = NULL;
+}
+
+char *root_display(const struct root *r, const char *path)
+{
+	if (r->live)
+		return xstrdup(path);
+	return path_join(r->path, path);
+}
+
+char *path_join(const char *a, const char *b)
+{
+	size_t la = strlen(a);
+	while (la > 0 && a[la - 1] == '/')
+		la--;
+	while (*b == '/')
+		b++;
+	return xasprintf("%.*s/%s", (int)la, a, b);
+}
+
+/* The fallback walk: resolves one component at a time with O_NOFOLLOW,
+ * reads symlinks itself and restarts absolute ones at the root; ".." at
+ * the root stays at the root. */
+#define MAX_LINKS 40
+
+static int walk_open(int rootfd, const char *path, int flags, mode_t mode)
+{
+	_cleanup_free_ char *todo = xstrdup(path);
+	int links = 0;
+	int dfd = fcntl(rootfd, F_DUPFD_CLOEXEC, 3);
+	if (dfd < 0)
+		return -errno;
+	/* stack of directory descriptors to support ".." */
+	int stack[256];
+	int depth = 0;
+	char *p = todo;
+
+	for (;;) {
+		while (*p == '/')
+			p++;
+		if (!*p) {
+			/* the path names a directory */
+			int fd;
+			if (flags & O_CREAT) {
+				fd = -EISDIR;
+			} else {
+				fd = openat(dfd, ".", (flags & ~(O_NOFOLLOW)) | O_CLOEXEC, mode);
+				if (fd < 0)
+					fd = -errno;
+			}
+			close(dfd);
+			while (depth > 0)
+				close(stack[--depth]);
+			return fd;
+		}
+		char *slash = strchr(p, '/');
+		char *rest = NULL;
+		if (slash) {
+			*slash = '\0';
+			rest = slash + 1;
+			while (*rest == '/')
+				rest++;
+			if (!*rest)
+				rest = NULL;
+		}
+		if (streq(p, ".")) {
+			p = rest ? rest : p + strlen(p);
+			continue;
+		}
+		if (streq(p, "..")) {
+			if (depth > 0) {
+				close(dfd);
+				dfd = stack[--depth];
+			}
+			p = rest ? rest : p + strlen(p);
+			continue;
+		}
+		bool last = rest == NULL;
+		int fd;
+		if (last)
+			fd = openat(dfd, p, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+		else
+			fd = openat(dfd, p, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 && (errno == ELOOP || errno == ENOTDIR || errno == EMLINK)) {
+			/* maybe a symlink: read it and splice it in */
+			char target[4096];
+			ssize_t n = readlinkat(dfd, p, target, sizeof(target) - 1);
+			if (n >= 0 && !(last && (flags & O_NOFOLLOW))) {
+				target[n] = '\0';
+				if (++links > MAX_LINKS) {
+					fd = -ELOOP;
+					goto fail;
+				}
+				char *joined = xasprintf("%s%s%s", target, rest ? "/" : "", rest ? rest : "");
+				if (target[0] == '/') {
+					close(dfd);
+					while (depth > 0)
+						close(stack[--depth]);
+					dfd = fcntl(rootfd, F_DUPFD_CLOEXEC, 3);
+					if (dfd < 0) {
+						free(joined);
+						return -errno;
+					}
+				}
+				free(todo);
+				todo = joined;
+				p = todo;
+				continue;
+			}
+			errno = n >= 0 ? ELOOP : (errno == EINVAL ? ENOTDIR : errno);
+			if (n < 0 && !last)
+				errno = ENOTDIR;
+		}
+		if (fd < 0) {
+			fd = -errno;
+			goto fail;
+		}
+		if (last) {
+			close(dfd);
+			while (depth > 0)
+				close(stack[--depth]);
+			return fd;
+		}
+		if (depth == (int)ARRAY_SIZE(stack)) {
+			close(fd);
+			fd = -ENAMETOOLONG;
+			goto fail;
+		}
+		stack[depth++] = dfd;
+		dfd = fd;
+		p = rest;
+		continue;
+	fail:
+		close(dfd);
+		while (depth > 0)
+			close(stack[--depth]);
+		return fd;
+	}
+}
+
+int root_openat(const struct root *r, const char *path, int flags, mode_t mode)
+{
+	if (openat2_supported != 0) {
+		struct open_how how = {
+			.flags = (unsigned long long)(flags | O_CLOEXEC),
+			.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0,
+			.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+		};
+		const char *rel = path;
+		while (*rel == '/')
+			rel++;
+		if (!*rel)
+			rel = ".";
+		long fd = syscall(SYS_openat2, r->fd, rel, &how, sizeof(how));
+		if (fd >= 0) {
+			openat2_supported = 1;
+			return (int)fd;
+		}
+		if (errno != ENOSYS && errno != EPERM)
+			return -errno;
+		if (errno == EPERM && openat2_supported == 1)
+			return -EPERM;
+		openat2_supported = 0;
+	}
+	return walk_open(r->fd, path, flags, mode);
+}
+
+int read_fd_all(int fd, size_t max, char **out, size_t *len)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if ((unsigned long long)st.st_size > max)
+		return -EFBIG;
+	struct strbuf sb = {0};
+	char buf[65536];
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = -errno;
+			sb_free(&sb);
+			return e;
+		}
+		if (n == 0)
+			break;
+		if (sb.len + (size_t)n > max) {
+			sb_free(&sb);
+			return -EFBIG;
+		}
+		sb_appendn(&sb, buf, (size_t)n);
+	}
+	if (len)
+		*len = sb.len;
+	*out = sb_take(&sb);
+	return 0;
+}
+
+int root_read_file(const struct root *r, const char *path, size_t max, char **out, size_t *len)
+{
+	/* O_NONBLOCK: opening a FIFO must not hang; read_fd_all rejects it. */
+	_cleanup_close_ int fd = root_openat(r, path, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
+	if (fd < 0)
+		return fd;
+	return read_fd_all(fd, max, out, len);
+}
+
+static int do_stat(const struct root *r, const char *path, struct stat *st, bool follow)
+{
+	_cleanup_close_ int fd = root_openat(r, path, O_PATH | (follow ? 0 : O_NOFOLLOW), 0);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, st) < 0)
+		return -errno;
+	return 0;
+}
+
+int root_stat(const struct root *r, const char *path, struct stat *st) { return do_stat(r, path, st, true); }
+int root_lstat(const struct root *r, const char *path, struct stat *st) { return do_stat(r, path, st, false); }
+
+bool root_exists(const struct root *r, const char *path)
+{
+	struct stat st;
+	return root_stat(r, path, &st) == 0;
+}
+
+bool root_is_dir(const struct root *r, const char *path)
+{
+	struct stat st;
+	return root_stat(r, path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool root_is_reg(const struct root *r, const char *path)
+{
+	struct stat st;
+	return root_stat(r, path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+DIR *root_opendir(const struct root *r, const char *path)
+{
+	int fd = root_openat(r, path, O_RDONLY | O_DIRECTORY, 0);
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		int e = errno;
+		close(fd);
+		errno = e;
+	}
+	return d;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int root_list_dir(const struct root *r, const char *path, const char *suffix, char ***names)
+{
+	DIR *d = root_opendir(r, path);
+	*names = NULL;
+	if (!d)
+		return -errno;
+	struct strv sv = {0};
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (streq(de->d_name, ".") || streq(de->d_name, ".."))
+			continue;
+		if (suffix && !endswith(de->d_name, suffix))
+			continue;
+		strv_pushdup(&sv, de->d_name);
+	}
+	closedir(d);
+	if (sv.n)
+		qsort(sv.v, sv.n, sizeof(char *), cmp_names);
+	*names = sv.v;
+	return (int)sv.n;
+}
+
+void names_free(char **names, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}

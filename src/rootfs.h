@@ -1,0 +1,57 @@
+/* rootfs.h - every path the tool reads or writes is opened through here,
+ * confined to the root directory (--root, or "/" on a live system):
+ * openat2(RESOLVE_IN_ROOT) where the kernel has it, an equivalent
+ * component walk elsewhere. An absolute symlink inside an image points into
+ * the image, ".." cannot climb above it.
+ *
+ * Paths given to these functions are absolute within the root ("/boot/x").
+ * Functions return a file descriptor, 0, or -errno. */
+#pragma once
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+struct root {
+	int fd;      /* O_PATH descriptor of the root directory */
+	char *path;  /* as given, for messages and for child processes */
+	bool live;   /* no --root: the running system ("/") */
+};
+
+/* Opens the root directory. path NULL means the live system. */
+int root_open(struct root *r, const char *path);
+void root_close(struct root *r);
+
+/* Open a path inside the root. flags as for openat(2) (O_CREAT allowed). */
+int root_openat(const struct root *r, const char *path, int flags, mode_t mode);
+
+/* Path for messages: "ROOT/path" with --root, "path" on a live system. */
+char *root_display(const struct root *r, const char *path);
+
+/* Reads a whole regular file (at most max bytes, else -EFBIG; a FIFO,
+ * device or directory gives -EINVAL / -EISDIR). *out is NUL-terminated. */
+int root_read_file(const struct root *r, const char *path, size_t max, char **out, size_t *len);
+/* Same, from an open descriptor (fstat checks it is a regular file). */
+int read_fd_all(int fd, size_t max, char **out, size_t *len);
+
+int root_stat(const struct root *r, const char *path, struct stat *st); /* follows links in root */
+int root_lstat(const struct root *r, const char *path, struct stat *st);
+bool root_exists(const struct root *r, const char *path);
+bool root_is_dir(const struct root *r, const char *path);
+bool root_is_reg(const struct root *r, const char *path);
+
+/* Opens a directory for listing (caller closedir()s); NULL and errno set. */
+DIR *root_opendir(const struct root *r, const char *path);
+
+/* Sorted names of the entries of a directory (no "." and ".."), optionally
+ * only those ending with suffix. Returns count or -errno. */
+int root_list_dir(const struct root *r, const char *path, const char *suffix, char ***names);
+void names_free(char **names, int n);
+
+/* Joins "a" and "b" with exactly one '/'. */
+char *path_join(const char *a, const char *b);
+
+/* Largest file the tool ever reads (boot files, configs, policies). */
+#define MAX_INPUT_FILE (64u << 20)

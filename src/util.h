@@ -1,0 +1,90 @@
+/* util.h - small helpers shared by every module: ownership macros, checked
+ * allocation, a growable string buffer, string vectors, error reporting and
+ * the exit codes of the command-line contract. */
+#pragma once
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Exit codes (DESIGN section 3). Library functions return the negated code. */
+enum exit_code {
+	EXIT_OK = 0,
+	EXIT_DRIFT = 1,
+	EXIT_USAGE = 2,
+	EXIT_BADINPUT = 3,
+	EXIT_SYSTEM = 4,
+	EXIT_REBOOT = 5,
+};
+
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _cleanup_free_ _cleanup_(freep)
+#define _printf_(a, b) __attribute__((format(printf, a, b)))
+#define _unused_ __attribute__((unused))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Hand over ownership: returns p and leaves NULL behind. */
+#define TAKE_PTR(p)                      \
+	({                                   \
+		__typeof__(p) _take_p_ = (p);    \
+		(p) = NULL;                      \
+		_take_p_;                        \
+	})
+
+static inline void freep(void *p) { free(*(void **)p); }
+void closep(int *fd);
+#define _cleanup_close_ _cleanup_(closep)
+
+/* Checked allocation: out of memory aborts with a message. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) _printf_(1, 2);
+
+/* Growable NUL-terminated buffer. */
+struct strbuf {
+	char *s;
+	size_t len;
+	size_t cap;
+};
+void sb_appendn(struct strbuf *sb, const char *s, size_t n);
+void sb_append(struct strbuf *sb, const char *s);
+void sb_appendc(struct strbuf *sb, char c);
+void sb_appendf(struct strbuf *sb, const char *fmt, ...) _printf_(2, 3);
+char *sb_take(struct strbuf *sb); /* never NULL; buffer reset */
+void sb_free(struct strbuf *sb);
+
+/* NULL-terminated vector of owned strings. */
+struct strv {
+	char **v;
+	size_t n;
+};
+void strv_push(struct strv *sv, char *owned);
+void strv_pushdup(struct strv *sv, const char *s);
+bool strv_contains(const struct strv *sv, const char *s);
+void strv_free(struct strv *sv);
+
+bool startswith(const char *s, const char *prefix);
+bool endswith(const char *s, const char *suffix);
+bool streq_ptr(const char *a, const char *b);
+static inline bool streq(const char *a, const char *b) { return strcmp(a, b) == 0; }
+
+/* Parses sizes such as "512M", "1G", "1024" (bytes; K/M/G/T are powers of
+ * 1024). Returns 0 or -1 on a bad value. */
+int parse_size(const char *s, unsigned long long *out);
+
+/* Reporting. Every message goes to stderr as "memcg-policy: ...".
+ * report() prints an error and returns -code, so callers write
+ *     return report(EXIT_BADINPUT, "%s:%u: bad value", file, line);
+ * report_warn() prints "memcg-policy: warning: ...". log_verbose() prints
+ * only with -v. */
+extern int log_verbosity; /* 0 normal, -1 quiet (-q), 1 verbose (-v) */
+int report(int code, const char *fmt, ...) _printf_(2, 3);
+void report_warn(const char *fmt, ...) _printf_(1, 2);
+void log_verbose(const char *fmt, ...) _printf_(1, 2);
+
+extern const char *program_name;
