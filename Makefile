@@ -39,7 +39,7 @@ SYSCONFDIR ?= /etc
 LIBDIR_KERNEL ?= /usr/lib/kernel
 BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 
-.PHONY: all check check-one check-san unit clean install uninstall lint
+.PHONY: all check check-one check-san unit clean install-bin uninstall-bin lint
 
 all: $(BUILD)/memcg-policy
 
@@ -73,11 +73,15 @@ lint:
 	shellcheck -s sh grub.d/99-memcg-policy.cfg hooks/*
 	shellcheck tests/*.sh tests/cmd/*.sh
 
-install: $(BUILD)/memcg-policy
+install-bin: $(BUILD)/memcg-policy
 	install -D -m 0755 $(BUILD)/memcg-policy $(DESTDIR)$(SBINDIR)/memcg-policy
 
-uninstall:
+uninstall-bin:
 	rm -f $(DESTDIR)$(SBINDIR)/memcg-policy
 
 clean:
 	rm -rf build build-san build-fuzz
+
+# Fragments of the build owned by one part of the project each
+# (install layout, fuzzing, boot tests, bench...).
+-include mk/*.mk
