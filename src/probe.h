@@ -25,3 +25,8 @@ struct system_facts {
 int probe_system(const struct root *r, const struct policy *p, struct system_facts *out);
 void system_facts_free(struct system_facts *s);
 const char *run_state_name(enum run_state s);
+
+/* The running kernel's memcg state: memory in the cgroup2 root's
+ * cgroup.controllers, else the enabled column of /proc/cgroups. Live
+ * system only (host paths). *source names the file that told. */
+enum run_state probe_memcg_running(const char **source);

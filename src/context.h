@@ -1,0 +1,51 @@
+/* context.h - what every command gets: the global options and, loaded on
+ * demand, the root, the policy, the kernels and the system facts. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "kernels.h"
+#include "policy.h"
+#include "probe.h"
+#include "rootfs.h"
+
+struct context {
+	/* global options */
+	const char *root_path;   /* --root, NULL on the live system */
+	const char *config_path; /* --config */
+	bool json;
+	bool hook;               /* apply --hook: input errors are warnings */
+
+	struct root root;        /* opened by main before any command */
+	struct policy policy;
+	bool policy_loaded;
+	struct kernel_list kernels;
+	bool kernels_loaded;
+	struct system_facts sys;
+	bool sys_loaded;
+};
+
+/* A command: argv[0] is the command's name; getopt state is reset before
+ * each call. Returns an exit code (enum exit_code). */
+typedef int (*command_fn)(struct context *ctx, int argc, char **argv);
+
+/* Loaders; each runs once and returns 0 or a negative exit code (the error
+ * already printed). only_kernel limits kernels_load to one version. */
+int context_load_policy(struct context *ctx);
+int context_load_kernels(struct context *ctx, const char *only_kernel);
+int context_load_system(struct context *ctx);
+void context_free(struct context *ctx);
+
+/* Commands, one file each (src/cmd-NAME.c). */
+int cmd_status(struct context *ctx, int argc, char **argv);
+int cmd_decide(struct context *ctx, int argc, char **argv);
+int cmd_apply(struct context *ctx, int argc, char **argv);
+int cmd_check(struct context *ctx, int argc, char **argv);
+int cmd_set(struct context *ctx, int argc, char **argv);
+int cmd_revert(struct context *ctx, int argc, char **argv);
+int cmd_bench(struct context *ctx, int argc, char **argv);
+int cmd_grub_cmdline(struct context *ctx, int argc, char **argv);
+
+/* Prints a JSON object (json-c) to stdout, pretty, with a newline. */
+struct json_object;
+void print_json(struct json_object *obj);
