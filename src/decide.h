@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "kconfig.h"
+#include "kernels.h"
 #include "policy.h"
 #include "probe.h"
 #include "util.h"
@@ -16,8 +17,10 @@ struct decide_kernel {
 	const char *release;
 	bool memcg_built;
 	enum memcg_default default_state;
+	const char *default_reason;      /* why: config marker, family, or policy override */
 	enum memcg_rule rule;
 	bool accepts_enable;
+	const char *accepts_reason;
 	const char *builtin_cmdline;     /* may be NULL */
 	enum builtin_cmdline_mode builtin_mode;
 	bool firmware_disables;          /* Raspberry Pi 6.12+: DT bootargs carry cgroup_disable=memory first */
@@ -32,6 +35,10 @@ struct decision {
 	struct strv reasons;        /* "rule: why (FILE:LINE)" lines for --explain */
 	struct strv warnings;
 };
+
+/* The decision's view of a kernel: its facts with the policy's
+ * [kernel GLOB] default= and accepts-cgroup-enable= applied. */
+void decide_kernel_init(struct decide_kernel *dk, const struct kernel *k, const struct policy *p);
 
 /* The memcg state a kernel gets from a bootloader command line (NULL or ""
  * for none), by its rule, default and built-in command line. */

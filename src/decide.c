@@ -1,0 +1,311 @@
+/* decide.c - the decision for one kernel, see decide.h. Pure. */
+#include "decide.h"
+
+#include <stdio.h>
+
+#include "cmdline.h"
+
+#define TOK_DISABLE "cgroup_disable=memory"
+#define TOK_ENABLE "cgroup_enable=memory"
+#define TOK_LITE "cgroup.memory=nokmem,nosocket"
+
+/* "FILE:LINE" of a policy value, in one of a few rotating buffers so that
+ * several can stand in one message. */
+static const char *origin_str_static(const struct origin *o)
+{
+	static char bufs[8][512];
+	static unsigned next;
+	char *b = bufs[next++ % ARRAY_SIZE(bufs)];
+	if (!o->file)
+		snprintf(b, sizeof(bufs[0]), "built-in default");
+	else
+		snprintf(b, sizeof(bufs[0]), "%s:%u", o->file, o->line);
+	return b;
+}
+
+const char *memcg_state_name(enum memcg_state s) { return s == STATE_ON ? "on" : "off"; }
+
+/* The command line the kernel really parses, built-in part included. */
+static char *effective_cmdline(const struct decide_kernel *k, const char *cmdline)
+{
+	const char *b = k->builtin_cmdline ? k->builtin_cmdline : "";
+	const char *c = cmdline ? cmdline : "";
+	switch (k->builtin_mode) {
+	case BUILTIN_PREPEND: return xasprintf("%s %s", b, c);
+	case BUILTIN_APPEND: return xasprintf("%s %s", c, b);
+	case BUILTIN_OVERRIDE: return xstrdup(b);
+	case BUILTIN_FALLBACK: return xstrdup(*c ? c : b);
+	case BUILTIN_NONE: break;
+	}
+	return xstrdup(c);
+}
+
+enum memcg_state cmdline_memcg_state(const struct decide_kernel *k, const char *cmdline)
+{
+	if (!k->memcg_built)
+		return STATE_OFF;
+	_cleanup_free_ char *line = effective_cmdline(k, cmdline);
+	struct cmdline c;
+	cmdline_split(line, strlen(line), &c);
+	enum memcg_state state = k->default_state == MEMCG_DEFAULT_ON ? STATE_ON : STATE_OFF;
+	bool any_disable = false, any_enable = false;
+	for (size_t i = 0; i < c.n_kernel; i++) {
+		_cleanup_free_ char *name = cmdline_token_name(&c, i);
+		_cleanup_free_ char *value = cmdline_token_value(&c, i);
+		if (!value)
+			continue;
+		bool dis = param_name_eq(name, strlen(name), "cgroup_disable", 14);
+		bool en = param_name_eq(name, strlen(name), "cgroup_enable", 13);
+		if (!dis && !en)
+			continue;
+		/* is "memory" an item of the comma list? */
+		bool memory = false;
+		for (char *save = NULL, *item = strtok_r(value, ",", &save); item; item = strtok_r(NULL, ",", &save))
+			if (streq(item, "memory"))
+				memory = true;
+		if (!memory)
+			continue;
+		if (dis) {
+			any_disable = true;
+			if (k->rule == RULE_LAST_WINS)
+				state = STATE_OFF;
+		} else {
+			any_enable = true;
+			if (k->rule == RULE_LAST_WINS)
+				state = STATE_ON;
+		}
+	}
+	cmdline_free(&c);
+	switch (k->rule) {
+	case RULE_DISABLE_WINS:
+		if (any_disable)
+			state = STATE_OFF;
+		break;
+	case RULE_ENABLE_WINS:
+		if (any_enable)
+			state = STATE_ON;
+		else if (any_disable)
+			state = STATE_OFF;
+		break;
+	case RULE_LAST_WINS:
+		break;
+	}
+	return state;
+}
+
+static char *add_joined(const struct strv *add)
+{
+	struct strbuf sb = {0};
+	for (size_t i = 0; i < add->n; i++) {
+		if (i)
+			sb_appendc(&sb, ' ');
+		sb_append(&sb, add->v[i]);
+	}
+	return sb_take(&sb);
+}
+
+static void reason(struct decision *d, const char *fmt, ...) _printf_(2, 3);
+static void reason(struct decision *d, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	strv_push(&d->reasons, s ? s : xstrdup("?"));
+}
+
+static void warning(struct decision *d, const char *fmt, ...) _printf_(2, 3);
+static void warning(struct decision *d, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	strv_push(&d->warnings, s ? s : xstrdup("?"));
+}
+
+/* Tokens for a wanted state. */
+static void want_state(const struct policy *p, const struct decide_kernel *k, enum memcg_state want,
+		       struct decision *d)
+{
+	if (want == STATE_ON) {
+		strv_pushdup(&d->remove, TOK_DISABLE);
+		if (cmdline_memcg_state(k, "") == STATE_OFF) {
+			if (k->accepts_enable)
+				strv_pushdup(&d->add, TOK_ENABLE);
+			else
+				warning(d, "%s: memcg is off by default and this kernel has no cgroup_enable= parameter: "
+					   "it cannot be turned on from the boot loader",
+					k->release);
+		}
+		_cleanup_free_ char *line = add_joined(&d->add);
+		if (k->accepts_enable && cmdline_memcg_state(k, line) == STATE_OFF &&
+		    !(k->builtin_mode == BUILTIN_OVERRIDE))
+			warning(d, "%s: the built-in command line turns memcg off and the boot loader cannot turn it back on",
+				k->release);
+		if (p->accounting == ACCOUNTING_LITE) {
+			strv_pushdup(&d->add, TOK_LITE);
+			reason(d, "accounting = lite: %s (%s)", TOK_LITE, origin_str_static(&p->accounting_origin));
+		} else {
+			strv_pushdup(&d->remove, "cgroup.memory=nokmem");
+			strv_pushdup(&d->remove, "cgroup.memory=nosocket");
+		}
+	} else {
+		strv_pushdup(&d->remove, TOK_ENABLE);
+		if (cmdline_memcg_state(k, "") == STATE_ON)
+			strv_pushdup(&d->add, TOK_DISABLE);
+		_cleanup_free_ char *line = add_joined(&d->add);
+		if (cmdline_memcg_state(k, line) == STATE_ON && k->builtin_mode != BUILTIN_OVERRIDE)
+			warning(d, "%s: the built-in command line turns memcg on and the boot loader cannot turn it off",
+				k->release);
+	}
+	if (k->builtin_mode == BUILTIN_OVERRIDE)
+		warning(d, "%s ignores the boot loader's arguments (CONFIG_CMDLINE_OVERRIDE / CONFIG_CMDLINE_FORCE): "
+			   "only its built-in command line counts",
+			k->release);
+	_cleanup_free_ char *line = add_joined(&d->add);
+	d->state = cmdline_memcg_state(k, line);
+}
+
+void decide(const struct policy *p, const struct decide_kernel *k, const struct system_facts *sys,
+	    const char *configured, struct decision *d)
+{
+	memset(d, 0, sizeof(*d));
+	const struct policy_kernel_section *sec = policy_kernel_mode(p, k->release);
+	enum policy_mode mode = sec ? sec->mode : p->mode;
+	d->mode = mode;
+	if (sec)
+		reason(d, "mode = %s: [kernel %s] matches %s (%s)", policy_mode_name(mode), sec->glob, k->release,
+		       origin_str_static(&sec->mode_origin));
+	else
+		reason(d, "mode = %s (%s)", policy_mode_name(mode), origin_str_static(&p->mode_origin));
+
+	const struct policy_kernel_section *ksec = policy_kernel_default(p, k->release);
+	reason(d, "kernel default: memcg %s (%s%s%s)", k->default_state == MEMCG_DEFAULT_ON ? "on" : "off",
+	       k->default_reason ? k->default_reason : "config",
+	       ksec ? ", " : "", ksec ? origin_str_static(&ksec->default_origin) : "");
+	ksec = policy_kernel_accepts(p, k->release);
+	reason(d, "cgroup_enable=memory: %s (%s%s%s)", k->accepts_enable ? "accepted" : "not accepted",
+	       k->accepts_reason ? k->accepts_reason : "config", ksec ? ", " : "",
+	       ksec ? origin_str_static(&ksec->accepts_enable_origin) : "");
+	if (k->builtin_cmdline && k->builtin_mode != BUILTIN_NONE)
+		reason(d, "built-in command line: \"%s\" (%s)", k->builtin_cmdline,
+		       k->builtin_mode == BUILTIN_PREPEND ? "before the boot loader's"
+		       : k->builtin_mode == BUILTIN_APPEND ? "after the boot loader's"
+		       : k->builtin_mode == BUILTIN_OVERRIDE ? "the boot loader's is ignored"
+							     : "used only when the boot loader passes none");
+	if (!k->memcg_built) {
+		warning(d, "%s: memcg is not built into this kernel (# CONFIG_MEMCG is not set): it is off whatever "
+			   "the command line says",
+			k->release);
+		reason(d, "memcg not built: off");
+		d->state = STATE_OFF;
+		d->keep = true;
+		return;
+	}
+
+	enum memcg_state want = STATE_OFF;
+	switch (mode) {
+	case MODE_ON: want = STATE_ON; break;
+	case MODE_OFF: want = STATE_OFF; break;
+	case MODE_UNSET:
+	case MODE_AUTO: {
+		if (sys && sys->programs.n) {
+			reason(d, "auto: a program that needs memcg is installed: %s (needs-memcg, %s)",
+			       sys->programs.v[0], origin_str_static(&p->needs_memcg_origin));
+			want = STATE_ON;
+			break;
+		}
+		if (sys && sys->units.n) {
+			reason(d, "auto: a systemd unit sets a memory directive: %s (needs-memcg-units, %s)", sys->units.v[0],
+			       origin_str_static(&p->needs_memcg_units_origin));
+			want = STATE_ON;
+			break;
+		}
+		reason(d, "auto: no program in needs-memcg is installed%s", p->needs_memcg_units ? " and no unit sets a memory directive" : "");
+		if (p->has_min_ram) {
+			if (sys && sys->have_ram) {
+				if (sys->ram < p->min_ram) {
+					reason(d, "auto: RAM %lluM (%s) is below min-ram %lluM (%s): off", sys->ram >> 20,
+					       sys->ram_source, p->min_ram >> 20, origin_str_static(&p->min_ram_origin));
+					want = STATE_OFF;
+					break;
+				}
+				reason(d, "auto: RAM %lluM (%s) is not below min-ram %lluM (%s)", sys->ram >> 20, sys->ram_source,
+				       p->min_ram >> 20, origin_str_static(&p->min_ram_origin));
+			} else {
+				reason(d, "auto: min-ram is set (%s) but the RAM is unknown (set assume-ram for images)",
+				       origin_str_static(&p->min_ram_origin));
+			}
+		}
+		switch (p->otherwise) {
+		case OTHERWISE_ON:
+			reason(d, "auto: otherwise = on (%s)", origin_str_static(&p->otherwise_origin));
+			want = STATE_ON;
+			break;
+		case OTHERWISE_OFF:
+			reason(d, "auto: otherwise = off (%s)", origin_str_static(&p->otherwise_origin));
+			want = STATE_OFF;
+			break;
+		case OTHERWISE_KERNEL:
+			reason(d, "auto: otherwise = kernel (%s): the kernel's own default, without our arguments",
+			       origin_str_static(&p->otherwise_origin));
+			strv_pushdup(&d->remove, TOK_DISABLE);
+			strv_pushdup(&d->remove, TOK_ENABLE);
+			d->state = cmdline_memcg_state(k, "");
+			return;
+		case OTHERWISE_KEEP:
+			reason(d, "auto: otherwise = keep (%s): no opinion, the configured arguments stay as they are",
+			       origin_str_static(&p->otherwise_origin));
+			d->keep = true;
+			d->state = cmdline_memcg_state(k, configured);
+			return;
+		}
+		break;
+	}
+	}
+	want_state(p, k, want, d);
+	if (d->state != want)
+		reason(d, "the kernel will still run with memcg %s", memcg_state_name(d->state));
+}
+
+void decide_kernel_init(struct decide_kernel *dk, const struct kernel *k, const struct policy *p)
+{
+	memset(dk, 0, sizeof(*dk));
+	dk->release = k->version;
+	dk->memcg_built = k->kc.memcg_built && k->kc.cgroups_built;
+	dk->default_state = k->kc.default_state;
+	dk->default_reason = k->kc.default_reason;
+	dk->accepts_reason = k->accepts_enable_source;
+	dk->rule = k->kc.rule;
+	dk->accepts_enable = k->accepts_enable > 0;
+	dk->builtin_cmdline = k->kc.builtin_cmdline;
+	dk->builtin_mode = k->kc.builtin_mode;
+	dk->firmware_disables = k->kc.family == FAMILY_RPI_FIRMWARE;
+	const struct policy_kernel_section *sec = policy_kernel_default(p, k->version);
+	if (sec) {
+		dk->default_state = (enum memcg_default)sec->default_state;
+		dk->default_reason = "set by the policy's [kernel] default=";
+		/* a kernel whose memcg default can be off has a patch that makes
+		 * the two parameters combine last-wins */
+		if (dk->default_state == MEMCG_DEFAULT_OFF && dk->rule == RULE_DISABLE_WINS)
+			dk->rule = RULE_LAST_WINS;
+	}
+	sec = policy_kernel_accepts(p, k->version);
+	if (sec) {
+		dk->accepts_enable = sec->accepts_enable > 0;
+		dk->accepts_reason = "set by the policy's [kernel] accepts-cgroup-enable=";
+	}
+}
+
+void decision_free(struct decision *d)
+{
+	strv_free(&d->add);
+	strv_free(&d->remove);
+	strv_free(&d->reasons);
+	strv_free(&d->warnings);
+}

@@ -1,0 +1,59 @@
+/* journal.h - what the tool changed, so that `revert` can undo it:
+ * /var/lib/memcg-policy/journal.json inside the root (json-c). For every
+ * file the tool changed it keeps the content the file had before the tool
+ * first touched it, the content the tool last wrote, and the tokens it
+ * added and the admin tokens it removed (in order, exact text), and the
+ * kernel the file belongs to.
+ *
+ * revert: a file whose current content is what the tool last wrote gets its
+ * original bytes back exactly; a file changed since (a kernel update, an
+ * admin edit) gets the token-level undo: our added tokens taken out, the
+ * removed ones put back (where they are missing). A file the tool created
+ * (original absent) is deleted when it still holds what the tool wrote. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rootfs.h"
+#include "util.h"
+
+#define JOURNAL_PATH "/var/lib/memcg-policy/journal.json"
+
+struct journal_entry {
+	char *path;
+	char *kernel;          /* NULL for a global slot */
+	bool had_original;     /* false: the tool created the file */
+	char *original;        /* content before the tool first changed it */
+	size_t original_len;
+	char *written;         /* content the tool last wrote */
+	size_t written_len;
+	struct strv added;     /* tokens the tool added, cumulative */
+	struct strv removed;   /* admin tokens the tool removed, cumulative */
+};
+
+struct journal {
+	struct journal_entry *v;
+	size_t n;
+};
+
+/* Reads the journal (a missing one is empty). A corrupt journal is bad
+ * input: -EXIT_BADINPUT with its path. */
+int journal_load(const struct root *r, struct journal *j);
+/* Records a change the tool is about to write: keeps the first original,
+ * replaces written, accumulates tokens (an added token later removed by the
+ * tool itself is dropped from added, and vice versa). */
+void journal_record(struct journal *j, const char *path, const char *kernel, bool existed, const char *old,
+		    size_t old_len, const char *new_content, size_t new_len, const struct strv *added,
+		    const struct strv *removed);
+void journal_forget(struct journal *j, const char *path);
+struct journal_entry *journal_find(struct journal *j, const char *path);
+/* Serialized JSON text (for adding to the same transaction). */
+char *journal_serialize(const struct journal *j, size_t *len);
+void journal_free(struct journal *j);
+
+/* The lock: /run/memcg-policy.lock inside the root (the directory is
+ * created if missing), flock(LOCK_EX). If another run holds it, says
+ * "waiting for the lock held by another memcg-policy (PATH)" once and
+ * waits. Returns an fd to keep open, or -EXIT_SYSTEM. */
+int lock_take(const struct root *r);

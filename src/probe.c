@@ -1,0 +1,221 @@
+/* probe.c - system facts, see probe.h */
+#include "probe.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "util.h"
+
+const char *run_state_name(enum run_state s)
+{
+	switch (s) {
+	case RUN_ON: return "on";
+	case RUN_OFF: return "off";
+	case RUN_NOT_BUILT: return "not built";
+	case RUN_UNKNOWN: break;
+	}
+	return "unknown";
+}
+
+static const char *const bin_dirs[] = {
+	"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin",
+};
+
+static void find_programs(const struct root *r, const struct policy *p, struct strv *out)
+{
+	for (size_t i = 0; i < p->n_needs_memcg; i++) {
+		for (size_t j = 0; j < ARRAY_SIZE(bin_dirs); j++) {
+			_cleanup_free_ char *path = path_join(bin_dirs[j], p->needs_memcg[i]);
+			struct stat st;
+			if (root_stat(r, path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111)) {
+				strv_push(out, xasprintf("%s (%s)", p->needs_memcg[i], path));
+				break;
+			}
+		}
+	}
+}
+
+/* The unit directives that only work with memcg. */
+static const char *const memory_directives[] = {
+	"MemoryMax", "MemoryHigh", "MemoryLow", "MemoryMin", "MemorySwapMax", "MemoryLimit",
+	"ManagedOOMSwap", "ManagedOOMMemoryPressure", "ManagedOOMMemoryPressureLimit",
+	"ManagedOOMMemoryPressureDurationSec",
+};
+
+static const char *const unit_dirs[] = {
+	"/etc/systemd/system", "/run/systemd/system", "/usr/local/lib/systemd/system",
+	"/usr/lib/systemd/system", "/lib/systemd/system",
+};
+
+/* Does this line set a memory directive to something that needs memcg?
+ * "infinity", "auto" and empty values do not. */
+static const char *memory_directive(const char *line, size_t len)
+{
+	while (len && isspace((unsigned char)*line))
+		line++, len--;
+	for (size_t i = 0; i < ARRAY_SIZE(memory_directives); i++) {
+		size_t n = strlen(memory_directives[i]);
+		if (len <= n || memcmp(line, memory_directives[i], n) != 0)
+			continue;
+		const char *v = line + n;
+		size_t vl = len - n;
+		while (vl && (*v == ' ' || *v == '\t'))
+			v++, vl--;
+		if (!vl || *v != '=')
+			continue;
+		v++, vl--;
+		while (vl && isspace((unsigned char)*v))
+			v++, vl--;
+		while (vl && isspace((unsigned char)v[vl - 1]))
+			vl--;
+		if (vl == 0 || (vl == 8 && !memcmp(v, "infinity", 8)) || (vl == 4 && !memcmp(v, "auto", 4)))
+			continue;
+		return memory_directives[i];
+	}
+	return NULL;
+}
+
+static void scan_unit_file(const struct root *r, const char *path, struct strv *out)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	if (root_read_file(r, path, 1u << 20, &text, &len) < 0)
+		return;
+	unsigned lineno = 0;
+	for (const char *p = text; p < text + len;) {
+		const char *nl = memchr(p, '\n', (size_t)(text + len - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(text + len - p);
+		lineno++;
+		const char *d = memory_directive(p, l);
+		if (d) {
+			strv_push(out, xasprintf("%s:%u: %s=", path, lineno, d));
+			return;
+		}
+		p += l + 1;
+	}
+}
+
+static bool is_unit_name(const char *n)
+{
+	return endswith(n, ".service") || endswith(n, ".slice") || endswith(n, ".scope") ||
+	       endswith(n, ".socket") || endswith(n, ".mount") || endswith(n, ".swap");
+}
+
+static void find_units(const struct root *r, struct strv *out)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(unit_dirs) && out->n == 0; i++) {
+		char **names;
+		int n = root_list_dir(r, unit_dirs[i], NULL, &names);
+		for (int j = 0; j < n && out->n == 0; j++) {
+			_cleanup_free_ char *path = path_join(unit_dirs[i], names[j]);
+			if (is_unit_name(names[j])) {
+				scan_unit_file(r, path, out);
+			} else if (endswith(names[j], ".d")) {
+				char **drop;
+				int m = root_list_dir(r, path, ".conf", &drop);
+				for (int k = 0; k < m && out->n == 0; k++) {
+					_cleanup_free_ char *dp = path_join(path, drop[k]);
+					scan_unit_file(r, dp, out);
+				}
+				if (m > 0)
+					names_free(drop, m);
+			}
+		}
+		if (n > 0)
+			names_free(names, n);
+	}
+}
+
+static int read_host(const char *path, char **out)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	return read_fd_all(fd, 4u << 20, out, NULL);
+}
+
+enum run_state probe_memcg_running(const char **source)
+{
+	_cleanup_free_ char *text = NULL;
+	*source = NULL;
+	if (read_host("/sys/fs/cgroup/cgroup.controllers", &text) == 0) {
+		*source = "/sys/fs/cgroup/cgroup.controllers";
+		for (char *save = NULL, *w = strtok_r(text, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save))
+			if (streq(w, "memory"))
+				return RUN_ON;
+		/* cgroup2 root without memory: fall back to /proc/cgroups,
+		 * which tells "not built" from "disabled" */
+		free(TAKE_PTR(text));
+	}
+	if (read_host("/proc/cgroups", &text) == 0) {
+		for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+			char name[64];
+			unsigned hier, num, enabled;
+			if (sscanf(l, "%63s %u %u %u", name, &hier, &num, &enabled) == 4 && streq(name, "memory")) {
+				*source = "/proc/cgroups";
+				return enabled ? RUN_ON : RUN_OFF;
+			}
+		}
+		if (*source) /* cgroup2 root said no memory, and no v1 row */
+			return RUN_OFF;
+		*source = "/proc/cgroups";
+		return RUN_UNKNOWN;
+	}
+	return *source ? RUN_OFF : RUN_UNKNOWN;
+}
+
+static void live_ram(struct system_facts *s)
+{
+	_cleanup_free_ char *text = NULL;
+	if (read_host("/proc/meminfo", &text) < 0)
+		return;
+	const char *m = strstr(text, "MemTotal:");
+	unsigned long long kb;
+	if (m && sscanf(m, "MemTotal: %llu kB", &kb) == 1) {
+		s->have_ram = true;
+		s->ram = kb << 10;
+		s->ram_source = "/proc/meminfo";
+	}
+}
+
+int probe_system(const struct root *r, const struct policy *p, struct system_facts *s)
+{
+	memset(s, 0, sizeof(*s));
+	find_programs(r, p, &s->programs);
+	if (p->needs_memcg_units && s->programs.n == 0)
+		find_units(r, &s->units);
+	if (!r->live && p->has_assume_ram) {
+		s->have_ram = true;
+		s->ram = p->assume_ram;
+		s->ram_source = "assume-ram";
+	} else if (r->live) {
+		live_ram(s);
+		if (!s->have_ram && p->has_assume_ram) {
+			s->have_ram = true;
+			s->ram = p->assume_ram;
+			s->ram_source = "assume-ram";
+		}
+	}
+	if (r->live) {
+		s->running = probe_memcg_running(&s->running_source);
+		char *line = NULL;
+		if (read_host("/proc/cmdline", &line) == 0) {
+			size_t l = strlen(line);
+			while (l && (line[l - 1] == '\n' || line[l - 1] == ' '))
+				line[--l] = '\0';
+			s->proc_cmdline = line;
+		}
+	}
+	return 0;
+}
+
+void system_facts_free(struct system_facts *s)
+{
+	strv_free(&s->programs);
+	strv_free(&s->units);
+	free(s->proc_cmdline);
+	s->proc_cmdline = NULL;
+}

@@ -1,0 +1,72 @@
+/* slot.h - the places that hold a kernel command line (DESIGN section 5).
+ * Finding slots reads the root; editing a slot is pure: given its current
+ * content and a decision, compute the new content. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "decide.h"
+#include "policy.h"
+#include "rootfs.h"
+#include "util.h"
+
+enum slot_kind {
+	SLOT_BLS,            /* $BOOT/loader/entries/NAME.conf: options lines */
+	SLOT_KERNEL_CMDLINE, /* /etc/kernel/cmdline */
+	SLOT_RPI,            /* cmdline.txt, one line */
+	SLOT_RPI_EXTRA,      /* /etc/default/raspi-extra-cmdline (Debian raspi-firmware) */
+	SLOT_GRUB_DROPIN,    /* /etc/default/grub.d/99-memcg-policy.cfg */
+	SLOT_GRUB_DEFAULT,   /* /etc/default/grub: marked line that sources the drop-in */
+	SLOT_GRUB_CFG,       /* generated menu: read only, verified */
+	SLOT_GRUBENV,        /* kernelopts in grubenv: only through grub-editenv */
+	SLOT_UKI,            /* $BOOT/EFI/Linux/*.efi: read only */
+};
+
+enum slot_state { SLOT_IN_SYNC, SLOT_DRIFT, SLOT_MISSING, SLOT_UNMANAGED };
+
+struct slot {
+	enum slot_kind kind;
+	char *path;           /* inside the root */
+	char *kernel;         /* version this slot belongs to; NULL = the default kernel's (global) */
+	bool exists;
+	bool create;          /* missing, and the tool should create it */
+	char *content;        /* current bytes (NUL-terminated), NULL if missing */
+	size_t len;
+	mode_t mode;          /* for a new file */
+	char *note;           /* unmanaged: why, and how to rebuild; drift: why */
+};
+
+struct slot_list {
+	struct slot *v;
+	size_t n;
+	char *boot_dir;          /* $BOOT found for BLS, NULL if none */
+	struct strv rejected;    /* "PATH: why it is not a boot partition" */
+	bool uses_kernel_install;
+};
+
+/* Finds every slot in the root, reading each one's content. default_kernel
+ * is the release global slots belong to (for entries without a version).
+ * A boot file that cannot be parsed safely (e.g. a BLS entry with a line
+ * over 64 KiB, NUL bytes, a cmdline.txt of several non-empty lines) is bad
+ * input: printed with FILE:LINE and -EXIT_BADINPUT. I/O errors:
+ * -EXIT_SYSTEM. */
+int slots_find(const struct root *r, const struct policy *p, const char *default_kernel, struct slot_list *out);
+void slots_free(struct slot_list *l);
+
+/* The new content of a slot for a decision (NULL decision = revert handled
+ * elsewhere). Returns a new string (identical content when nothing changes)
+ * and fills added/removed with the exact tokens added and removed. For read-only kinds returns NULL. */
+char *slot_edit(const struct slot *s, const struct decision *d, struct strv *added, struct strv *removed,
+		size_t *new_len);
+
+/* The command line a slot gives its kernel (options lines joined), for
+ * otherwise=keep and for verification; NULL if not applicable. */
+char *slot_cmdline(const struct slot *s);
+
+const char *slot_kind_name(enum slot_kind k);   /* "bls", "kernel-cmdline", "rpi", ... */
+const char *slot_state_name(enum slot_state s); /* "in-sync", "drift", "missing", "unmanaged" */
+
+/* Environment variable for tests: trust $BOOT candidates on a live system
+ * without libblkid checks. */
+#define ENV_TRUST_BOOT "MEMCG_POLICY_TRUST_BOOT"

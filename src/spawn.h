@@ -1,0 +1,26 @@
+/* spawn.h - child processes with an argv (never a shell string) and a clean
+ * environment (PATH=/usr/sbin:/usr/bin:/sbin:/bin, LC_ALL=C, plus what the
+ * caller passes). */
+#pragma once
+
+#include <stddef.h>
+
+/* Runs argv[0] (absolute path, or searched in the clean PATH) with argv.
+ * env: extra "NAME=value" strings (NULL-terminated, may be NULL).
+ * chroot_dir: if not NULL, chroot into it first (for regenerating inside
+ * an image). in_fds: fds to keep open in the child (dup'ed to 3, 4, ... in
+ * order; -1 terminated, may be NULL). Captures stdout+stderr into *output
+ * (may be NULL to pass them through). Returns the exit status (0..255),
+ * 128+signal, or -errno if it could not start. */
+int spawn_run(const char *const *argv, const char *const *env, const char *chroot_dir, const int *in_fds,
+	      char **output);
+
+/* Counts children started by this process (for the bench: a no-op apply
+ * starts none). */
+unsigned spawn_count(void);
+
+/* Prints a unified diff of old and new content to stdout with labels
+ * a/PATH and b/PATH (the contents are handed to `diff -u` through memfds:
+ * nothing is written to any file system). A missing old or new file is
+ * given as NULL. Returns 0 or -EXIT_SYSTEM. */
+int print_unified_diff(const char *path, const char *old, size_t old_len, const char *new_content, size_t new_len);
