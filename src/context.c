@@ -1,0 +1,49 @@
+/* context.c - on-demand loading of what the commands share */
+#include "context.h"
+
+#include "util.h"
+
+int context_load_policy(struct context *ctx)
+{
+	if (ctx->policy_loaded)
+		return 0;
+	policy_init(&ctx->policy);
+	ctx->policy_loaded = true;
+	return policy_load(&ctx->root, ctx->config_path, &ctx->policy);
+}
+
+int context_load_kernels(struct context *ctx, const char *only_kernel)
+{
+	if (ctx->kernels_loaded)
+		return 0;
+	ctx->kernels_loaded = true;
+	int r = kernels_load(&ctx->root, only_kernel, &ctx->kernels);
+	if (r < 0)
+		return r;
+	if (ctx->kernels.n == 0)
+		return report(EXIT_BADINPUT, "%s: no kernel found (no lib/modules/VER, boot/vmlinuz-VER)",
+			      ctx->root.path);
+	return 0;
+}
+
+int context_load_system(struct context *ctx)
+{
+	if (ctx->sys_loaded)
+		return 0;
+	int r = context_load_policy(ctx);
+	if (r < 0)
+		return r;
+	ctx->sys_loaded = true;
+	return probe_system(&ctx->root, &ctx->policy, &ctx->sys);
+}
+
+void context_free(struct context *ctx)
+{
+	if (ctx->sys_loaded)
+		system_facts_free(&ctx->sys);
+	if (ctx->kernels_loaded)
+		kernels_free(&ctx->kernels);
+	if (ctx->policy_loaded)
+		policy_free(&ctx->policy);
+	root_close(&ctx->root);
+}
