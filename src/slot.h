@@ -34,6 +34,7 @@ struct slot {
 	char *content;        /* current bytes (NUL-terminated), NULL if missing */
 	size_t len;
 	mode_t mode;          /* for a new file */
+	bool unmanaged;       /* reported, never edited (UKI, $kernelopts, bootloaders = no) */
 	char *note;           /* unmanaged: why, and how to rebuild; drift: why */
 };
 

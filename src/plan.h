@@ -1,0 +1,51 @@
+/* plan.h - the whole picture a command works from: the decision for every
+ * kernel, every slot, and each slot's new content (the plan), computed
+ * before anything is written. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "context.h"
+#include "decide.h"
+#include "slot.h"
+
+struct kernel_decision {
+	struct kernel *k;        /* borrowed from ctx->kernels */
+	struct decide_kernel dk;
+	struct decision d;
+};
+
+struct slot_change {
+	enum slot_state state;   /* in-sync, drift, missing, unmanaged */
+	const struct decision *d; /* the decision this slot follows; NULL if unmanaged */
+	const char *kernel;      /* release whose decision applies */
+	char *new_content;       /* NULL: read-only or unmanaged */
+	size_t new_len;
+	bool changed;            /* new_content differs (or the file is to be created) */
+	struct strv added;
+	struct strv removed;
+};
+
+struct evaluation {
+	struct kernel_decision *kd;
+	size_t n_kd;
+	struct kernel_decision *def; /* the default kernel's */
+	struct slot_list slots;
+	struct slot_change *ch;      /* one per slot, same index */
+	bool in_sync;
+	bool reboot_pending;         /* live: the running kernel runs otherwise */
+	bool running_known;
+};
+
+/* Loads policy, kernels (only_kernel limits them), system facts and slots,
+ * decides every kernel and plans every slot. Pure after the loading.
+ * Returns 0 or a negative exit code (already reported). */
+int evaluate(struct context *ctx, const char *only_kernel, struct evaluation *ev);
+void evaluation_free(struct evaluation *ev);
+
+/* The decision of a kernel release, NULL if that kernel is not known. */
+const struct kernel_decision *evaluation_find(const struct evaluation *ev, const char *release);
+
+/* JSON of the evaluation: kernels[], slots[], in_sync, reboot_pending and
+ * the running state (DESIGN section 3). */
+struct json_object *evaluation_json(const struct context *ctx, const struct evaluation *ev);
