@@ -1,0 +1,291 @@
+/* bench-run.c - see bench-run.h */
+#include "bench-run.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+
+static char *clean_value(const char *value)
+{
+	char *v = xstrdup(value ? value : "");
+	for (char *p = v; *p; p++)
+		if (iscntrl((unsigned char)*p))
+			*p = ' ';
+	char *start = v;
+	while (*start == ' ')
+		start++;
+	size_t n = strlen(start);
+	while (n > 0 && start[n - 1] == ' ')
+		n--;
+	char *out = xstrndup(start, n);
+	free(v);
+	return out;
+}
+
+void bench_run_set(struct bench_run *r, const char *key, const char *value)
+{
+	char *v = clean_value(value);
+	for (size_t i = 0; i < r->keys.n; i++)
+		if (streq(r->keys.v[i], key)) {
+			free(r->values.v[i]);
+			r->values.v[i] = v;
+			return;
+		}
+	strv_pushdup(&r->keys, key);
+	strv_push(&r->values, v);
+}
+
+const char *bench_run_get(const struct bench_run *r, const char *key)
+{
+	for (size_t i = 0; i < r->keys.n; i++)
+		if (streq(r->keys.v[i], key))
+			return r->values.v[i];
+	return NULL;
+}
+
+void bench_run_add_metric(struct bench_run *r, const char *stat, const char *name, double value)
+{
+	r->metrics = xrealloc(r->metrics, (r->n_metrics + 1) * sizeof(*r->metrics));
+	r->metrics[r->n_metrics++] = (struct bench_metric){
+		.stat = xstrdup(stat),
+		.name = xstrdup(name),
+		.value = value,
+	};
+}
+
+const struct bench_metric *bench_run_find(const struct bench_run *r, const char *stat, const char *name)
+{
+	for (size_t i = 0; i < r->n_metrics; i++)
+		if (streq(r->metrics[i].stat, stat) && streq(r->metrics[i].name, name))
+			return &r->metrics[i];
+	return NULL;
+}
+
+char *bench_metric_label(const struct bench_metric *m)
+{
+	char *s = xasprintf("%s %s", m->stat, m->name);
+	s[0] = (char)toupper((unsigned char)s[0]);
+	return s;
+}
+
+void bench_run_free(struct bench_run *r)
+{
+	strv_free(&r->keys);
+	strv_free(&r->values);
+	for (size_t i = 0; i < r->n_metrics; i++) {
+		free(r->metrics[i].stat);
+		free(r->metrics[i].name);
+	}
+	free(r->metrics);
+	r->metrics = NULL;
+	r->n_metrics = 0;
+}
+
+char *bench_run_format(const struct bench_run *r)
+{
+	struct strbuf sb = {0};
+	sb_append(&sb, BENCH_RUN_HEADER "\n");
+	for (size_t i = 0; i < r->keys.n; i++)
+		sb_appendf(&sb, "%s: %s\n", r->keys.v[i], r->values.v[i]);
+	for (size_t i = 0; i < r->n_metrics; i++)
+		sb_appendf(&sb, "%s %s %.4f\n", r->metrics[i].stat, r->metrics[i].name, r->metrics[i].value);
+	return sb_take(&sb);
+}
+
+static bool is_key(const char *s, size_t n)
+{
+	if (n == 0)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!islower((unsigned char)s[i]) && !isdigit((unsigned char)s[i]) && s[i] != '-')
+			return false;
+	return true;
+}
+
+static bool is_stat(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!islower((unsigned char)*s))
+			return false;
+	return true;
+}
+
+/* One line without its newline: metadata or a metric. */
+static int parse_line(char *line, const char *file, unsigned lineno, struct bench_run *r)
+{
+	char *colon = strchr(line, ':');
+	char *space = strchr(line, ' ');
+	if (colon && (!space || colon < space)) {
+		if (!is_key(line, (size_t)(colon - line)))
+			return report(EXIT_BADINPUT, "%s:%u: bad key '%.*s'", file, lineno, (int)(colon - line), line);
+		if (colon[1] != '\0' && colon[1] != ' ')
+			return report(EXIT_BADINPUT, "%s:%u: expected 'KEY: VALUE'", file, lineno);
+		*colon = '\0';
+		if (bench_run_get(r, line))
+			return report(EXIT_BADINPUT, "%s:%u: '%s' given twice", file, lineno, line);
+		bench_run_set(r, line, colon + 1);
+		return 0;
+	}
+
+	char *save = NULL;
+	char *stat = strtok_r(line, " \t", &save);
+	char *name = stat ? strtok_r(NULL, " \t", &save) : NULL;
+	char *value = name ? strtok_r(NULL, " \t", &save) : NULL;
+	if (!value || strtok_r(NULL, " \t", &save))
+		return report(EXIT_BADINPUT, "%s:%u: expected 'KEY: VALUE' or 'STAT NAME VALUE'", file, lineno);
+	if (!is_stat(stat))
+		return report(EXIT_BADINPUT, "%s:%u: bad statistic '%s'", file, lineno, stat);
+	errno = 0;
+	char *end;
+	double v = strtod(value, &end);
+	if (errno || end == value || *end || !isfinite(v) || v < 0)
+		return report(EXIT_BADINPUT, "%s:%u: bad value '%s' for %s %s", file, lineno, value, stat, name);
+	if (bench_run_find(r, stat, name))
+		return report(EXIT_BADINPUT, "%s:%u: %s %s given twice", file, lineno, stat, name);
+	bench_run_add_metric(r, stat, name, v);
+	return 0;
+}
+
+int bench_run_parse(const char *text, size_t len, const char *file, struct bench_run *out)
+{
+	struct bench_run r = {0};
+	if (memchr(text, '\0', len))
+		return report(EXIT_BADINPUT, "%s: not a memcg-policy bench file (binary data)", file);
+
+	unsigned lineno = 0;
+	const char *p = text, *end = text + len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		_cleanup_free_ char *line = xstrndup(p, n);
+		p += n + (nl ? 1 : 0);
+		lineno++;
+		/* Trailing blanks (and a CR) are not part of the content. */
+		size_t l = strlen(line);
+		while (l > 0 && isspace((unsigned char)line[l - 1]))
+			line[--l] = '\0';
+
+		if (lineno == 1) {
+			if (streq(line, BENCH_RUN_HEADER))
+				continue;
+			bench_run_free(&r);
+			if (startswith(line, "memcg-policy-bench "))
+				return report(EXIT_BADINPUT, "%s:1: unsupported format '%s' (this version reads '%s')",
+					      file, line, BENCH_RUN_HEADER);
+			return report(EXIT_BADINPUT, "%s:1: not a memcg-policy bench file (no '%s' line)", file,
+				      BENCH_RUN_HEADER);
+		}
+		if (!*line || *line == '#')
+			continue;
+		int rc = parse_line(line, file, lineno, &r);
+		if (rc < 0) {
+			bench_run_free(&r);
+			return rc;
+		}
+	}
+	if (lineno == 0)
+		return report(EXIT_BADINPUT, "%s:1: empty file, not a memcg-policy bench file", file);
+
+	const char *missing = !bench_run_get(&r, "kernel") ? "kernel" : !bench_run_get(&r, "memcg") ? "memcg" : NULL;
+	int rc = 0;
+	if (missing)
+		rc = report(EXIT_BADINPUT, "%s:%u: no '%s:' line", file, lineno, missing);
+	else if (r.n_metrics == 0)
+		rc = report(EXIT_BADINPUT, "%s:%u: no results", file, lineno);
+	if (rc < 0) {
+		bench_run_free(&r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+bool bench_pct(double a, double b, double *pct)
+{
+	if (a == 0) {
+		*pct = 0;
+		return b == 0;
+	}
+	*pct = (b - a) / a * 100.0;
+	return true;
+}
+
+static int max_int(int a, int b) { return a > b ? a : b; }
+
+/* Width of "%.4f" of v. */
+static int value_width(double v) { return snprintf(NULL, 0, "%.4f", v); }
+
+static int label_width(const struct bench_run *r)
+{
+	int w = 18;
+	for (size_t i = 0; i < r->n_metrics; i++) {
+		_cleanup_free_ char *label = bench_metric_label(&r->metrics[i]);
+		w = max_int(w, (int)strlen(label));
+	}
+	return w + 2;
+}
+
+char *bench_run_format_metrics(const struct bench_run *r)
+{
+	int lw = label_width(r), vw = 13;
+	for (size_t i = 0; i < r->n_metrics; i++)
+		vw = max_int(vw, value_width(r->metrics[i].value) + 1);
+	struct strbuf sb = {0};
+	for (size_t i = 0; i < r->n_metrics; i++) {
+		_cleanup_free_ char *label = bench_metric_label(&r->metrics[i]);
+		sb_appendf(&sb, "%-*s%*.4f\n", lw, label, vw, r->metrics[i].value);
+	}
+	return sb_take(&sb);
+}
+
+static void append_pct(struct strbuf *sb, double a, double b)
+{
+	double pct;
+	if (bench_pct(a, b, &pct))
+		sb_appendf(sb, " (%6.2f%%)", pct);
+	else
+		sb_append(sb, " (    n/a)");
+}
+
+char *bench_compare_format(const struct bench_run *a, const char *file_a, const struct bench_run *b,
+			   const char *file_b)
+{
+	static const char *const header_keys[] = { "kernel", "memcg" };
+	int lw = label_width(a), wa = 13, wb = 15;
+	for (size_t i = 0; i < a->n_metrics; i++) {
+		wa = max_int(wa, value_width(a->metrics[i].value) + 1);
+		const struct bench_metric *mb = bench_run_find(b, a->metrics[i].stat, a->metrics[i].name);
+		if (mb)
+			wb = max_int(wb, value_width(mb->value) + 3);
+	}
+	for (size_t k = 0; k < ARRAY_SIZE(header_keys); k++) {
+		const char *va = bench_run_get(a, header_keys[k]), *vb = bench_run_get(b, header_keys[k]);
+		wa = max_int(wa, (int)strlen(va ? va : "?") + 1);
+		wb = max_int(wb, (int)strlen(vb ? vb : "?") + 3);
+	}
+
+	struct strbuf sb = {0};
+	sb_appendf(&sb, "A: %s\nB: %s\n", file_a, file_b);
+	for (size_t k = 0; k < ARRAY_SIZE(header_keys); k++) {
+		const char *va = bench_run_get(a, header_keys[k]), *vb = bench_run_get(b, header_keys[k]);
+		sb_appendf(&sb, "%-*s%*s%10s%*s\n", lw, header_keys[k], wa, va ? va : "?", "", wb, vb ? vb : "?");
+	}
+	for (size_t i = 0; i < a->n_metrics; i++) {
+		const struct bench_metric *ma = &a->metrics[i];
+		const struct bench_metric *mb = bench_run_find(b, ma->stat, ma->name);
+		_cleanup_free_ char *label = bench_metric_label(ma);
+		/* The base column is 0.00% by definition, as in mmtests. */
+		sb_appendf(&sb, "%-*s%*.4f (%6.2f%%)", lw, label, wa, ma->value, 0.0);
+		if (mb) {
+			sb_appendf(&sb, "%*.4f", wb, mb->value);
+			append_pct(&sb, ma->value, mb->value);
+		} else {
+			sb_appendf(&sb, "%*s", wb, "-");
+		}
+		sb_appendc(&sb, '\n');
+	}
+	return sb_take(&sb);
+}
