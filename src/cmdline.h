@@ -3,6 +3,8 @@
  * outside double quotes, `param="a b"` is one token, there are no backslash
  * escapes, and a bare `--` ends the kernel's parameters (what follows goes
  * to init). In parameter names `-` and `_` are the same character.
+ * Whitespace is the kernel's isspace(): space, \t \n \v \f \r and the
+ * byte 0xa0. Any bytes are accepted; lengths are explicit.
  *
  * Pure code: no I/O, no globals. */
 #pragma once
@@ -23,7 +25,9 @@ struct cmdline {
 	struct cmdline_token *tok;
 	size_t n;
 	size_t n_kernel;   /* tokens before a bare "--" (== n if there is none) */
-	bool has_dashdash; /* tok[n_kernel] is the bare "--" */
+	bool has_dashdash; /* tok[n_kernel] is the bare "--" (the first token
+			    * named "--" without '=': `"--"` counts too, as
+			    * the kernel strips the quotes before comparing) */
 };
 
 /* Splits line[0..len). Never fails on any input (an unterminated quote runs
@@ -31,10 +35,13 @@ struct cmdline {
 void cmdline_split(const char *line, size_t len, struct cmdline *out);
 void cmdline_free(struct cmdline *c);
 
-/* Name of a token: the part before the first '=' outside quotes (the kernel
- * strips quotes around the whole token or around the value). Value: after
- * that '=', with surrounding double quotes removed; NULL if no '='.
- * Both returned as newly allocated strings. */
+/* Name of a token: the part before its first '=' (as in next_arg(): a
+ * leading '"' of the token is skipped, an '=' at the very start does not
+ * count, and quotes do not hide an '='). Value: after that '=', with a
+ * leading '"' and then a trailing '"' removed (a token that starts with '"'
+ * loses its trailing '"' too); NULL if no '='. `"a=b"`, `a="b"`: name a,
+ * value b. `foo="cgroup_disable=memory"`: name foo. Both returned as newly
+ * allocated strings; NULL when i is out of range. */
 char *cmdline_token_name(const struct cmdline *c, size_t i);
 char *cmdline_token_value(const struct cmdline *c, size_t i);
 
@@ -49,17 +56,31 @@ bool param_name_eq(const char *a, size_t alen, const char *b, size_t blen);
 bool cmdline_has_item(const struct cmdline *c, const char *name, const char *item);
 
 /* Is the token "name=v1,v2" present: some kernel token with that name whose
- * list has every one of the items? */
+ * list has every one of the items (in any order, among others)? arg is read
+ * as a token (quotes as above); an arg without '=' asks for a token with
+ * that name and no '='. Empty items are ignored. */
 bool cmdline_has_arg(const struct cmdline *c, const char *arg);
 
 /* The edit: the rebuilt line, given
- *   remove: "name=item" strings: from every kernel token with that name,
- *           the item is taken out of its comma list; when the list becomes
- *           empty the whole token goes (with one adjacent run of
- *           whitespace, so no double spaces are left behind);
- *   add:    "name=value" tokens appended (after the last kernel token,
- *           before a bare "--", separated by one space) unless
- *           cmdline_has_arg() already holds for them.
+ *   remove: "name=item" strings (or "name=item1,item2": each item): from
+ *           every kernel token with that name, every copy of the item is
+ *           taken out of its comma list, with one adjacent comma; when no
+ *           non-empty item is left the whole token goes, with one adjacent
+ *           run of whitespace (the one after it when a kept token follows,
+ *           else the one before, so a trailing newline stays). Items that
+ *           contain '"' are never removed. If the kernel would read the
+ *           remaining list differently (a quote inside it, e.g. removing
+ *           memory from `x=memory,"a,b"` would leave `x="a,b"`, read as a,b), the whole token
+ *           goes instead;
+ *   add:    "name=value" tokens inserted in order, each after the last
+ *           kernel token (before trailing whitespace or newline) with one
+ *           space, or as "token " right before a bare "--", or at the start
+ *           of a line without tokens, unless cmdline_has_arg() already holds for
+ *           them (checked on the line as edited so far). A token that is not
+ *           exactly one parameter (empty, whitespace outside quotes,
+ *           unbalanced quotes, "--") is skipped. If the last kernel token has
+ *           an unterminated quote, the new one goes just before it.
+ * Removing and adding the same things again changes nothing more.
  * Tokens inside double quotes are values, never matched: `foo="cgroup_disable=memory"`
  * and anything after "--" are left alone. Every byte not part of a removed
  * item is kept as it was. removed_out (optional) receives the exact text of

@@ -1,0 +1,487 @@
+/* cmdline.c - kernel command lines: split, inspect and edit them by the
+ * kernel's own rules (lib/cmdline.c next_arg(), kernel/params.c
+ * parse_args()). See cmdline.h for the contract.
+ *
+ * Everything works on byte ranges of the borrowed line: the text is never
+ * rewritten in place, so an edit can keep every byte it does not mean to
+ * touch. */
+#include "cmdline.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* The kernel's isspace() (lib/ctype.c): \t \n \v \f \r, space, and 0xa0. */
+static bool cl_space(unsigned char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r') || c == 0xa0;
+}
+
+static char dash2underscore(char c)
+{
+	return c == '-' ? '_' : c;
+}
+
+bool param_name_eq(const char *a, size_t alen, const char *b, size_t blen)
+{
+	if (alen != blen)
+		return false;
+	for (size_t i = 0; i < alen; i++)
+		if (dash2underscore(a[i]) != dash2underscore(b[i]))
+			return false;
+	return true;
+}
+
+/* The parts of one token as next_arg() sees them, as offsets into the
+ * token's bytes. */
+struct tok_parts {
+	size_t name_off, name_len;
+	bool has_value;
+	size_t val_off, val_len;
+};
+
+/* next_arg() on one token t[0..len):
+ * - a leading '"' is skipped and marks the token "quoted";
+ * - the name ends at the first '=' after the first byte of what remains
+ *   (quotes do not hide it: the kernel does not look);
+ * - a value starting with '"' loses it, and then a trailing '"' too;
+ * - a quoted token loses its trailing '"' (once). */
+static void tok_parse(const char *t, size_t len, struct tok_parts *p)
+{
+	bool quoted = len > 0 && t[0] == '"';
+	size_t body = quoted ? 1 : 0;
+	size_t eq = SIZE_MAX;
+	bool last_quote = len > body && t[len - 1] == '"';
+
+	for (size_t i = body + 1; i < len; i++)
+		if (t[i] == '=') {
+			eq = i;
+			break;
+		}
+
+	*p = (struct tok_parts){ .name_off = body };
+	if (eq == SIZE_MAX) {
+		size_t end = len;
+		if (quoted && last_quote)
+			end--;
+		p->name_len = end - body;
+		return;
+	}
+
+	p->name_len = eq - body;
+	p->has_value = true;
+	size_t vs = eq + 1, ve = len;
+	bool stripped = false;
+	if (vs < len && t[vs] == '"') {
+		vs++;
+		if (last_quote) {
+			ve = len - 1;
+			stripped = true;
+		}
+	}
+	if (quoted && last_quote && !stripped)
+		ve = len - 1;
+	if (ve < vs)
+		ve = vs;
+	p->val_off = vs;
+	p->val_len = ve - vs;
+}
+
+void cmdline_split(const char *line, size_t len, struct cmdline *out)
+{
+	size_t cap = 0;
+
+	if (!line) {
+		line = "";
+		len = 0;
+	}
+	*out = (struct cmdline){ .line = line, .line_len = len };
+
+	size_t i = 0;
+	while (i < len) {
+		while (i < len && cl_space((unsigned char)line[i]))
+			i++;
+		if (i >= len)
+			break;
+		size_t start = i;
+		bool in_quote = false;
+		for (; i < len; i++) {
+			if (!in_quote && cl_space((unsigned char)line[i]))
+				break;
+			if (line[i] == '"')
+				in_quote = !in_quote;
+		}
+		if (out->n == cap) {
+			cap = cap ? cap * 2 : 16;
+			out->tok = xrealloc(out->tok, cap * sizeof(*out->tok));
+		}
+		out->tok[out->n++] = (struct cmdline_token){ start, i - start };
+	}
+
+	/* parse_args() stops at the first parameter named "--" without a
+	 * value; quotes are stripped first, so `"--"` counts as well. */
+	out->n_kernel = out->n;
+	for (size_t k = 0; k < out->n; k++) {
+		const char *t = line + out->tok[k].start;
+		struct tok_parts p;
+		tok_parse(t, out->tok[k].len, &p);
+		if (!p.has_value && p.name_len == 2 && memcmp(t + p.name_off, "--", 2) == 0) {
+			out->n_kernel = k;
+			out->has_dashdash = true;
+			break;
+		}
+	}
+}
+
+void cmdline_free(struct cmdline *c)
+{
+	if (!c)
+		return;
+	free(c->tok);
+	*c = (struct cmdline){ 0 };
+}
+
+char *cmdline_token_name(const struct cmdline *c, size_t i)
+{
+	if (!c || i >= c->n)
+		return NULL;
+	const char *t = c->line + c->tok[i].start;
+	struct tok_parts p;
+	tok_parse(t, c->tok[i].len, &p);
+	return xstrndup(t + p.name_off, p.name_len);
+}
+
+char *cmdline_token_value(const struct cmdline *c, size_t i)
+{
+	if (!c || i >= c->n)
+		return NULL;
+	const char *t = c->line + c->tok[i].start;
+	struct tok_parts p;
+	tok_parse(t, c->tok[i].len, &p);
+	if (!p.has_value)
+		return NULL;
+	return xstrndup(t + p.val_off, p.val_len);
+}
+
+/* Does the comma list v[0..vlen) hold item[0..ilen) as one of its
+ * elements? Empty items never match (the kernel's list parsers skip them). */
+static bool list_has(const char *v, size_t vlen, const char *item, size_t ilen)
+{
+	if (ilen == 0)
+		return false;
+	size_t i = 0;
+	for (;;) {
+		size_t j = i;
+		while (j < vlen && v[j] != ',')
+			j++;
+		if (j - i == ilen && memcmp(v + i, item, ilen) == 0)
+			return true;
+		if (j >= vlen)
+			return false;
+		i = j + 1;
+	}
+}
+
+bool cmdline_has_item(const struct cmdline *c, const char *name, const char *item)
+{
+	if (!c || !name || !item)
+		return false;
+	size_t nlen = strlen(name), ilen = strlen(item);
+	for (size_t k = 0; k < c->n_kernel; k++) {
+		const char *t = c->line + c->tok[k].start;
+		struct tok_parts p;
+		tok_parse(t, c->tok[k].len, &p);
+		if (p.has_value && param_name_eq(t + p.name_off, p.name_len, name, nlen) &&
+		    list_has(t + p.val_off, p.val_len, item, ilen))
+			return true;
+	}
+	return false;
+}
+
+bool cmdline_has_arg(const struct cmdline *c, const char *arg)
+{
+	if (!c || !arg)
+		return false;
+	size_t alen = strlen(arg);
+	struct tok_parts a;
+	tok_parse(arg, alen, &a);
+	const char *aname = arg + a.name_off, *aval = arg + a.val_off;
+
+	for (size_t k = 0; k < c->n_kernel; k++) {
+		const char *t = c->line + c->tok[k].start;
+		struct tok_parts p;
+		tok_parse(t, c->tok[k].len, &p);
+		if (!param_name_eq(t + p.name_off, p.name_len, aname, a.name_len))
+			continue;
+		if (!a.has_value) {
+			if (!p.has_value)
+				return true;
+			continue;
+		}
+		if (!p.has_value)
+			continue;
+		bool all = true;
+		for (size_t i = 0; all;) {
+			size_t j = i;
+			while (j < a.val_len && aval[j] != ',')
+				j++;
+			if (j > i && !list_has(t + p.val_off, p.val_len, aval + i, j - i))
+				all = false;
+			if (j >= a.val_len)
+				break;
+			i = j + 1;
+		}
+		if (all)
+			return true;
+	}
+	return false;
+}
+
+/* Is item[0..ilen) of a parameter called name[0..nlen) to be removed?
+ * remove holds "name=item[,item...]"; items holding '"' are never removed
+ * (taking a quote out would change how the rest of the line splits). */
+static bool item_removed(const struct strv *remove, const char *name, size_t nlen,
+			 const char *item, size_t ilen)
+{
+	if (!remove || ilen == 0 || memchr(item, '"', ilen))
+		return false;
+	for (size_t s = 0; s < remove->n; s++) {
+		const char *spec = remove->v[s];
+		const char *eq = spec ? strchr(spec, '=') : NULL;
+		if (!eq || eq == spec || !param_name_eq(spec, (size_t)(eq - spec), name, nlen))
+			continue;
+		if (list_has(eq + 1, strlen(eq + 1), item, ilen))
+			return true;
+	}
+	return false;
+}
+
+enum tok_edit { TOK_KEEP, TOK_CHANGED, TOK_DROP };
+
+/* Takes the removed items out of the token t[0..len). On TOK_CHANGED, out
+ * holds the new token: the original bytes without the removed items and
+ * one comma each. The token goes (TOK_DROP) when no non-empty item is left,
+ * or when the kernel would read what is left differently from the items we
+ * kept (quotes inside the list: `x=memory,"a` would turn into `x="a`). */
+static enum tok_edit edit_token(const char *t, size_t len, const struct strv *remove,
+				struct strbuf *out)
+{
+	struct tok_parts p;
+	tok_parse(t, len, &p);
+	if (!p.has_value)
+		return TOK_KEEP;
+
+	const char *name = t + p.name_off, *v = t + p.val_off;
+	struct strbuf val = { 0 };
+	bool any = false, first = true;
+	size_t kept = 0;
+
+	for (size_t i = 0;;) {
+		size_t j = i;
+		while (j < p.val_len && v[j] != ',')
+			j++;
+		if (item_removed(remove, name, p.name_len, v + i, j - i)) {
+			any = true;
+		} else {
+			if (!first)
+				sb_appendc(&val, ',');
+			sb_appendn(&val, v + i, j - i);
+			first = false;
+			kept += j > i;
+		}
+		if (j >= p.val_len)
+			break;
+		i = j + 1;
+	}
+
+	if (!any) {
+		sb_free(&val);
+		return TOK_KEEP;
+	}
+	if (kept == 0) {
+		sb_free(&val);
+		return TOK_DROP;
+	}
+
+	struct strbuf nt = { 0 };
+	sb_appendn(&nt, t, p.val_off);
+	sb_appendn(&nt, val.s, val.len);
+	sb_appendn(&nt, t + p.val_off + p.val_len, len - p.val_off - p.val_len);
+
+	struct tok_parts q;
+	tok_parse(nt.s, nt.len, &q);
+	bool same = q.has_value && q.name_off == p.name_off && q.name_len == p.name_len &&
+		    q.val_len == val.len && memcmp(nt.s + q.val_off, val.s, val.len) == 0;
+	sb_free(&val);
+	if (!same) {
+		sb_free(&nt);
+		return TOK_DROP;
+	}
+	*out = nt;
+	return TOK_CHANGED;
+}
+
+/* A token to add must be exactly one kernel parameter: non-empty, no
+ * whitespace outside quotes, balanced quotes, and not "--". */
+static bool add_token_ok(const char *a, size_t alen)
+{
+	if (alen == 0)
+		return false;
+	size_t quotes = 0;
+	for (size_t i = 0; i < alen; i++)
+		quotes += a[i] == '"';
+	if (quotes % 2)
+		return false;
+	struct cmdline c;
+	cmdline_split(a, alen, &c);
+	bool ok = c.n == 1 && c.tok[0].start == 0 && c.tok[0].len == alen && !c.has_dashdash;
+	cmdline_free(&c);
+	return ok;
+}
+
+static bool token_unterminated(const char *t, size_t len)
+{
+	size_t quotes = 0;
+	for (size_t i = 0; i < len; i++)
+		quotes += t[i] == '"';
+	return quotes % 2;
+}
+
+/* Inserts the parameter a into the line sb: before a "--", else after the
+ * last kernel parameter (before trailing whitespace such as a newline),
+ * else at the start of a blank line. A last parameter with an unterminated
+ * quote would swallow anything after it, so then a goes before it. */
+static void insert_token(struct strbuf *sb, const char *a)
+{
+	struct cmdline c;
+	cmdline_split(sb->s, sb->len, &c);
+
+	size_t pos;
+	bool space_before;
+	if (c.has_dashdash) {
+		pos = c.tok[c.n_kernel].start;
+		space_before = false;
+	} else if (c.n_kernel > 0) {
+		const struct cmdline_token *last = &c.tok[c.n_kernel - 1];
+		if (token_unterminated(sb->s + last->start, last->len)) {
+			pos = last->start;
+			space_before = false;
+		} else {
+			pos = last->start + last->len;
+			space_before = true;
+		}
+	} else {
+		pos = 0;
+		space_before = true; /* nothing to separate from */
+	}
+	cmdline_free(&c);
+
+	struct strbuf r = { 0 };
+	sb_appendn(&r, sb->s, pos);
+	if (space_before) {
+		if (pos > 0)
+			sb_appendc(&r, ' ');
+		sb_append(&r, a);
+	} else {
+		sb_append(&r, a);
+		sb_appendc(&r, ' ');
+	}
+	sb_appendn(&r, sb->s + pos, sb->len - pos);
+	sb_free(sb);
+	*sb = r;
+}
+
+char *cmdline_edit(const char *line, size_t len, const struct strv *remove,
+		   const struct strv *add, struct strv *removed_out)
+{
+	struct cmdline c;
+	cmdline_split(line, len, &c);
+	line = c.line;
+	len = c.line_len;
+	size_t n = c.n;
+
+	struct strbuf *newtok = xcalloc(n + 1, sizeof(*newtok));
+	bool *drop = xcalloc(n + 1, sizeof(*drop));
+	bool *drop_gap = xcalloc(n + 1, sizeof(*drop_gap));
+
+	for (size_t k = 0; k < c.n_kernel; k++) {
+		const char *t = line + c.tok[k].start;
+		enum tok_edit r = edit_token(t, c.tok[k].len, remove, &newtok[k]);
+		if (r == TOK_KEEP)
+			continue;
+		if (removed_out)
+			strv_push(removed_out, xstrndup(t, c.tok[k].len));
+		drop[k] = r == TOK_DROP;
+	}
+
+	/* Gap g is the whitespace before token g (gap n: after the last one).
+	 * A run of dropped tokens i..j takes the gaps between them, and one
+	 * more: the gap after it when a kept token follows, else the one
+	 * before (so a trailing newline stays). */
+	for (size_t i = 0; i < n;) {
+		if (!drop[i]) {
+			i++;
+			continue;
+		}
+		size_t j = i;
+		while (j + 1 < n && drop[j + 1])
+			j++;
+		for (size_t g = i + 1; g <= j; g++)
+			drop_gap[g] = true;
+		if (j + 1 < n)
+			drop_gap[j + 1] = true;
+		else
+			drop_gap[i] = true;
+		i = j + 1;
+	}
+
+	struct strbuf sb = { 0 };
+	sb_appendn(&sb, "", 0);
+	for (size_t g = 0; g <= n; g++) {
+		size_t gs = g == 0 ? 0 : c.tok[g - 1].start + c.tok[g - 1].len;
+		size_t ge = g == n ? len : c.tok[g].start;
+		if (!drop_gap[g])
+			sb_appendn(&sb, line + gs, ge - gs);
+		if (g == n || drop[g])
+			continue;
+		if (newtok[g].s)
+			sb_appendn(&sb, newtok[g].s, newtok[g].len);
+		else
+			sb_appendn(&sb, line + c.tok[g].start, c.tok[g].len);
+	}
+	for (size_t k = 0; k < n; k++)
+		sb_free(&newtok[k]);
+	free(newtok);
+	free(drop);
+	free(drop_gap);
+	cmdline_free(&c);
+
+	for (size_t i = 0; add && i < add->n; i++) {
+		const char *a = add->v[i];
+		if (!a || !add_token_ok(a, strlen(a)))
+			continue;
+		struct cmdline cur;
+		cmdline_split(sb.s, sb.len, &cur);
+		bool present = cmdline_has_arg(&cur, a);
+		cmdline_free(&cur);
+		if (!present)
+			insert_token(&sb, a);
+	}
+
+	return sb_take(&sb);
+}
+
+char *cmdline_join(const struct cmdline *c)
+{
+	struct strbuf sb = { 0 };
+	sb_appendn(&sb, "", 0);
+	if (!c || !c->line)
+		return sb_take(&sb);
+	for (size_t g = 0; g <= c->n; g++) {
+		size_t gs = g == 0 ? 0 : c->tok[g - 1].start + c->tok[g - 1].len;
+		size_t ge = g == c->n ? c->line_len : c->tok[g].start;
+		sb_appendn(&sb, c->line + gs, ge - gs);
+		if (g < c->n)
+			sb_appendn(&sb, c->line + c->tok[g].start, c->tok[g].len);
+	}
+	return sb_take(&sb);
+}
