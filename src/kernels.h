@@ -24,6 +24,7 @@ struct kernel_list {
 	struct kernel *k;
 	size_t n;               /* newest first */
 	char *running_release;  /* uname -r on a live system, NULL with --root */
+	bool only;              /* loaded for one version asked for (kernels_load's only) */
 };
 
 /* Lists installed kernels in the root (lib/modules/VER opens with libkmod,

@@ -1,0 +1,418 @@
+/* kernels.c - the kernels of a root and the facts about each (kernels.h).
+ * Every file is opened through rootfs.h; /proc is read only on the live
+ * system, for the running kernel.
+ *
+ * "Installed" (DESIGN section 3): lib/modules/VER or usr/lib/modules/VER
+ * opens with libkmod, or boot/vmlinuz-VER is a file. kmod_new() alone
+ * accepts any directory name without looking at it, so "opens" means
+ * kmod_new() and kmod_load_resources() both succeed: the module indexes
+ * depmod writes (modules.dep.bin, modules.alias.bin, ...) are there and
+ * valid. A directory left behind by a removed kernel (a few stray DKMS
+ * files, no indexes) therefore does not count. */
+#include "kernels.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libkmod.h>
+#include <stdio.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+/* ---- which kernels ------------------------------------------------------- */
+
+/* A name that can be a kernel release: starts with a digit, no '/', no
+ * white space or control characters. */
+static bool release_name_ok(const char *s)
+{
+	if (!s || !isdigit((unsigned char)s[0]) || strlen(s) > 255)
+		return false;
+	for (const char *p = s; *p; p++)
+		if (*p == '/' || isspace((unsigned char)*p) || iscntrl((unsigned char)*p))
+			return false;
+	return true;
+}
+
+static void kmod_silent(void *data _unused_, int priority _unused_, const char *file _unused_,
+			int line _unused_, const char *fn _unused_, const char *format _unused_,
+			va_list args _unused_)
+{
+}
+
+/* Does the module tree DIR (inside the root) open with libkmod? The
+ * directory is opened confined to the root and handed to libkmod as
+ * /proc/self/fd/N, so that libkmod's own path lookups start inside it. */
+static bool module_tree_opens(const struct root *r, const char *dir)
+{
+	_cleanup_close_ int fd = root_openat(r, dir, O_PATH | O_DIRECTORY, 0);
+	if (fd < 0)
+		return false;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	static const char *const no_config[] = { NULL }; /* never read the host's modprobe.d */
+	struct kmod_ctx *ctx = kmod_new(path, no_config);
+	if (!ctx)
+		return false;
+	kmod_set_log_fn(ctx, kmod_silent, NULL);
+	bool ok = kmod_load_resources(ctx) == 0;
+	kmod_unref(ctx);
+	return ok;
+}
+
+static bool kernel_installed(const struct root *r, const char *ver)
+{
+	_cleanup_free_ char *vmlinuz = xasprintf("/boot/vmlinuz-%s", ver);
+	if (root_is_reg(r, vmlinuz))
+		return true;
+	static const char *const trees[] = { "/lib/modules", "/usr/lib/modules" };
+	for (size_t i = 0; i < ARRAY_SIZE(trees); i++) {
+		_cleanup_free_ char *dir = xasprintf("%s/%s", trees[i], ver);
+		if (module_tree_opens(r, dir))
+			return true;
+	}
+	return false;
+}
+
+/* Adds the release-like names of one directory (optionally only those
+ * with prefix, which is stripped) to sv. */
+static int collect_names(const struct root *r, const char *dir, const char *prefix, struct strv *sv)
+{
+	char **names;
+	int n = root_list_dir(r, dir, NULL, &names);
+	if (n == -ENOENT || n == -ENOTDIR)
+		return 0;
+	if (n < 0) {
+		_cleanup_free_ char *disp = root_display(r, dir);
+		return report(EXIT_SYSTEM, "%s: %s", disp, strerror(-n));
+	}
+	for (int i = 0; i < n; i++) {
+		const char *v = names[i];
+		if (prefix) {
+			if (!startswith(v, prefix))
+				continue;
+			v += strlen(prefix);
+		}
+		/* Fedora's rescue image (vmlinuz-0-rescue-MACHINEID) is no release */
+		if (!release_name_ok(v) || strstr(v, "-rescue-"))
+			continue;
+		if (!strv_contains(sv, v))
+			strv_pushdup(sv, v);
+	}
+	names_free(names, n);
+	return 0;
+}
+
+static int cmp_kernels(const void *a, const void *b)
+{
+	const struct kernel *ka = a, *kb = b;
+	int c = release_compare(kb->version, ka->version); /* newest first */
+	return c ? c : strcmp(ka->version, kb->version);
+}
+
+/* ---- config -------------------------------------------------------------- */
+
+static bool errno_is_absent(int e)
+{
+	return e == -ENOENT || e == -ENOTDIR;
+}
+
+/* Reads, inflates and parses one config file. Returns 1 when it was not
+ * there, 0 when read (facts in k->kc), or a negative exit code (printed). */
+static int read_config(const struct root *r, struct kernel *k, const char *path, const char *disp)
+{
+	_cleanup_close_ int fd = root_openat(r, path, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
+	if (errno_is_absent(fd))
+		return 1;
+	if (fd < 0)
+		return report(EXIT_SYSTEM, "%s: %s", disp, strerror(-fd));
+	_cleanup_free_ char *raw = NULL;
+	size_t raw_len = 0;
+	int rc = read_fd_all(fd, MAX_INPUT_FILE, &raw, &raw_len);
+	if (rc == -EISDIR || rc == -EINVAL)
+		return report(EXIT_BADINPUT, "%s: not a regular file", disp);
+	if (rc == -EFBIG)
+		return report(EXIT_BADINPUT, "%s: larger than %u MiB", disp, MAX_INPUT_FILE >> 20);
+	if (rc < 0)
+		return report(EXIT_SYSTEM, "%s: %s", disp, strerror(-rc));
+
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	rc = kconfig_inflate(raw, raw_len, MAX_INPUT_FILE, &text, &len);
+	if (rc == -EBADMSG)
+		return report(EXIT_BADINPUT, "%s: corrupt gzip data", disp);
+	if (rc == -EFBIG)
+		return report(EXIT_BADINPUT, "%s: larger than %u MiB after decompression", disp,
+			      MAX_INPUT_FILE >> 20);
+	if (rc < 0)
+		return report(EXIT_SYSTEM, "%s: %s", disp, strerror(-rc));
+	free(TAKE_PTR(raw));
+
+	unsigned line = 0;
+	rc = kconfig_parse(text, len, k->version, &k->kc, &line);
+	if (rc < 0) {
+		if (line)
+			return report(EXIT_BADINPUT, "%s:%u: not a kernel config", disp, line);
+		return report(EXIT_BADINPUT, "%s: not a kernel config", disp);
+	}
+	return 0;
+}
+
+/* The config of one kernel, from the first place of DESIGN section 3 that
+ * has one. Errors are printed and kept in k->config_error. */
+static void load_config(const struct root *r, struct kernel *k)
+{
+	char *paths[4];
+	size_t n = 0;
+	if (r->live && k->running)
+		paths[n++] = xstrdup("/proc/config.gz");
+	paths[n++] = xasprintf("/boot/config-%s", k->version);
+	paths[n++] = xasprintf("/lib/modules/%s/config", k->version);
+	paths[n++] = xasprintf("/usr/lib/modules/%s/config", k->version);
+
+	struct strbuf looked = {0};
+	bool done = false;
+	for (size_t i = 0; i < n && !done; i++) {
+		char *disp = root_display(r, paths[i]);
+		int rc = read_config(r, k, paths[i], disp);
+		if (rc == 1) {
+			sb_appendf(&looked, "%s%s", looked.len ? ", " : "", disp);
+			free(disp);
+			continue;
+		}
+		k->config_path = disp;
+		k->config_error = rc < 0 ? rc : 0;
+		done = true;
+	}
+	if (!done)
+		k->config_error = report(EXIT_BADINPUT, "no kernel config for %s (looked in %s)",
+					 k->version, looked.s ? looked.s : "");
+	sb_free(&looked);
+	for (size_t i = 0; i < n; i++)
+		free(paths[i]);
+}
+
+/* ---- cgroup_enable in the symbol table ----------------------------------- */
+
+#define SYMBOLS_MAX ((size_t)1 << 30) /* /proc/kallsyms reports size 0: cap what we read */
+#define SYMBOLS_BUF ((size_t)1 << 20)
+
+struct symbol_scan {
+	bool found_enable;
+	bool found_start_kernel; /* proves it is a real symbol table */
+	bool done;
+};
+
+static bool name_is(const char *name, size_t len, const char *want)
+{
+	size_t wl = strlen(want);
+	/* also "cgroup_enable.llvm.123" and other compiler-suffixed copies */
+	return len >= wl && memcmp(name, want, wl) == 0 && (len == wl || name[wl] == '.');
+}
+
+/* "ADDRESS TYPE NAME" or, for a module's symbol in kallsyms,
+ * "ADDRESS TYPE NAME\t[MODULE]". */
+static void scan_line(struct symbol_scan *s, const char *p, const char *end)
+{
+	const char *sp = memchr(p, ' ', (size_t)(end - p));
+	if (!sp || end - sp < 4 || sp[2] != ' ')
+		return;
+	const char *name = sp + 3;
+	const char *ne = name;
+	while (ne < end && *ne != '\t' && *ne != ' ' && *ne != '\r')
+		ne++;
+	if (ne < end && *ne == '\t') {
+		/* module symbols follow the kernel's own: cgroup_enable is
+		 * built-in only, so stop here */
+		s->done = true;
+		return;
+	}
+	size_t len = (size_t)(ne - name);
+	if (name_is(name, len, "cgroup_enable"))
+		s->found_enable = true;
+	else if (len == strlen("start_kernel") && memcmp(name, "start_kernel", len) == 0)
+		s->found_start_kernel = true;
+	if (s->found_enable && s->found_start_kernel)
+		s->done = true;
+}
+
+/* Reads a symbol table (System.map or /proc/kallsyms) streaming to its end.
+ * Returns 1 if it has cgroup_enable, 0 if not, -ENODATA if it does not look
+ * like a symbol table, or -errno. */
+static int symbols_have_cgroup_enable(int fd)
+{
+	struct symbol_scan s = {0};
+	_cleanup_free_ char *buf = xmalloc(SYMBOLS_BUF);
+	size_t have = 0, total = 0;
+	for (;;) {
+		ssize_t n = read(fd, buf + have, SYMBOLS_BUF - have);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		total += (size_t)n;
+		if (total > SYMBOLS_MAX)
+			return -EFBIG;
+		have += (size_t)n;
+		const char *p = buf, *end = buf + have;
+		const char *nl;
+		while (!s.done && (nl = memchr(p, '\n', (size_t)(end - p)))) {
+			scan_line(&s, p, nl);
+			p = nl + 1;
+		}
+		if (n == 0 && !s.done && p < end)
+			scan_line(&s, p, end); /* last line without newline */
+		if (s.done || n == 0)
+			break;
+		have = (size_t)(end - p);
+		if (have == SYMBOLS_BUF)
+			return -ENODATA; /* a 1 MiB line: not a symbol table */
+		memmove(buf, p, have);
+	}
+	if (!s.found_start_kernel)
+		return -ENODATA;
+	return s.found_enable;
+}
+
+static int scan_symbol_file(const struct root *r, const char *path, bool need_regular)
+{
+	_cleanup_close_ int fd = root_openat(r, path, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
+	if (fd < 0)
+		return fd;
+	if (need_regular) {
+		struct stat st;
+		if (fstat(fd, &st) < 0)
+			return -errno;
+		if (!S_ISREG(st.st_mode))
+			return -EINVAL;
+	}
+	return symbols_have_cgroup_enable(fd);
+}
+
+static void load_accepts_enable(const struct root *r, struct kernel *k)
+{
+	if (r->live && k->running) {
+		int rc = scan_symbol_file(r, "/proc/kallsyms", false);
+		if (rc >= 0) {
+			k->accepts_enable = rc;
+			k->accepts_enable_source = "/proc/kallsyms";
+			return;
+		}
+		log_verbose("/proc/kallsyms: %s; trying System.map", strerror(-rc));
+	}
+	_cleanup_free_ char *map = xasprintf("/boot/System.map-%s", k->version);
+	int rc = scan_symbol_file(r, map, true);
+	if (rc >= 0) {
+		k->system_map = root_display(r, map);
+		k->accepts_enable = rc;
+		const char *slash = strrchr(k->system_map, '/');
+		k->accepts_enable_source = slash ? slash + 1 : k->system_map; /* "System.map-VER" */
+		return;
+	}
+	if (!errno_is_absent(rc)) {
+		_cleanup_free_ char *disp = root_display(r, map);
+		log_verbose("%s: %s; using the config's markers", disp,
+			    rc == -ENODATA ? "no kernel symbols in it" : strerror(-rc));
+	}
+	k->accepts_enable = k->config_error ? 0 : k->kc.accepts_enable;
+	k->accepts_enable_source = "config";
+}
+
+/* ---- the list ------------------------------------------------------------ */
+
+static struct kernel *add_kernel(struct kernel_list *l, const char *version)
+{
+	l->k = xrealloc(l->k, (l->n + 1) * sizeof(*l->k));
+	struct kernel *k = &l->k[l->n++];
+	memset(k, 0, sizeof(*k));
+	k->version = xstrdup(version);
+	return k;
+}
+
+int kernels_load(const struct root *r, const char *only, struct kernel_list *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (only && !release_name_ok(only))
+		return report(EXIT_USAGE, "not a kernel release: %s", only);
+
+	if (r->live) {
+		struct utsname u;
+		if (uname(&u) < 0)
+			return report(EXIT_SYSTEM, "uname: %s", strerror(errno));
+		out->running_release = xstrdup(u.release);
+	}
+
+	if (only) {
+		out->only = true;
+		struct kernel *k = add_kernel(out, only);
+		k->installed = kernel_installed(r, only);
+		k->running = streq_ptr(only, out->running_release);
+	} else {
+		struct strv names = {0};
+		int rc = collect_names(r, "/lib/modules", NULL, &names);
+		if (rc >= 0)
+			rc = collect_names(r, "/usr/lib/modules", NULL, &names);
+		if (rc >= 0)
+			rc = collect_names(r, "/boot", "vmlinuz-", &names);
+		if (rc < 0) {
+			strv_free(&names);
+			kernels_free(out);
+			return rc;
+		}
+		for (size_t i = 0; i < names.n; i++) {
+			if (!kernel_installed(r, names.v[i]))
+				continue;
+			struct kernel *k = add_kernel(out, names.v[i]);
+			k->installed = true;
+			k->running = streq_ptr(k->version, out->running_release);
+		}
+		strv_free(&names);
+		if (out->running_release) {
+			bool listed = false;
+			for (size_t i = 0; i < out->n; i++)
+				listed = listed || out->k[i].running;
+			if (!listed)
+				add_kernel(out, out->running_release)->running = true;
+		}
+		if (out->n > 1)
+			qsort(out->k, out->n, sizeof(*out->k), cmp_kernels);
+	}
+
+	for (size_t i = 0; i < out->n; i++) {
+		load_config(r, &out->k[i]);
+		load_accepts_enable(r, &out->k[i]);
+	}
+	return 0;
+}
+
+void kernels_free(struct kernel_list *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->n; i++) {
+		struct kernel *k = &l->k[i];
+		free(k->version);
+		free(k->config_path);
+		kconfig_facts_free(&k->kc);
+		free(k->system_map);
+	}
+	free(l->k);
+	free(l->running_release);
+	memset(l, 0, sizeof(*l));
+}
+
+struct kernel *kernels_default(struct kernel_list *l)
+{
+	if (!l || l->n == 0)
+		return NULL;
+	if (l->only)
+		return &l->k[0];
+	for (size_t i = 0; i < l->n; i++)
+		if (l->k[i].installed)
+			return &l->k[i];
+	for (size_t i = 0; i < l->n; i++)
+		if (l->k[i].running)
+			return &l->k[i];
+	return NULL;
+}
