@@ -1,6 +1,8 @@
 /* context.c - on-demand loading of what the commands share */
 #include "context.h"
 
+#include <unistd.h>
+
 #include "util.h"
 
 int context_load_policy(struct context *ctx)
@@ -45,5 +47,8 @@ void context_free(struct context *ctx)
 		kernels_free(&ctx->kernels);
 	if (ctx->policy_loaded)
 		policy_free(&ctx->policy);
+	if (ctx->lock_fd >= 0)
+		close(ctx->lock_fd);
+	ctx->lock_fd = -1;
 	root_close(&ctx->root);
 }

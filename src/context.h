@@ -15,6 +15,7 @@ struct context {
 	const char *config_path; /* --config */
 	bool json;
 	bool hook;               /* apply --hook: input errors are warnings */
+	int lock_fd;             /* held lock (journal.h lock_take), -1 if none */
 
 	struct root root;        /* opened by main before any command */
 	struct policy policy;
@@ -45,6 +46,15 @@ int cmd_set(struct context *ctx, int argc, char **argv);
 int cmd_revert(struct context *ctx, int argc, char **argv);
 int cmd_bench(struct context *ctx, int argc, char **argv);
 int cmd_grub_cmdline(struct context *ctx, int argc, char **argv);
+
+/* apply, shared by `apply` and `set` */
+struct apply_options {
+	const char *kernel;
+	bool dry_run;
+	bool no_regenerate;
+	bool hook;
+};
+int apply_run(struct context *ctx, const struct apply_options *o);
 
 /* Prints a JSON object (json-c) to stdout, pretty, with a newline. */
 struct json_object;

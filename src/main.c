@@ -83,7 +83,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct context ctx = { .root = { .fd = -1 } };
+	struct context ctx = { .root = { .fd = -1 }, .lock_fd = -1 };
 	int c;
 
 	atexit(close_stdout);

@@ -8,6 +8,7 @@
 
 #include "policy.h"
 #include "rootfs.h"
+#include "util.h"
 
 enum run_state { RUN_UNKNOWN, RUN_ON, RUN_OFF, RUN_NOT_BUILT };
 

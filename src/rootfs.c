@@ -329,3 +329,32 @@ void names_free(char **names, int n)
 		free(names[i]);
 	free(names);
 }
+
+int root_mkdir_p(const struct root *r, const char *path, mode_t mode)
+{
+	if (root_is_dir(r, path))
+		return 0;
+	_cleanup_free_ char *parent = xstrdup(path);
+	char *slash = strrchr(parent, '/');
+	if (!slash)
+		return -EINVAL;
+	const char *name = slash + 1;
+	if (slash == parent)
+		parent[1] = '\0';
+	else
+		*slash = '\0';
+	_cleanup_free_ char *base = xstrdup(name);
+	if (!*base)
+		return -EINVAL;
+	if (!streq(parent, "/")) {
+		int e = root_mkdir_p(r, parent, mode);
+		if (e < 0)
+			return e;
+	}
+	_cleanup_close_ int dfd = root_openat(r, parent, O_PATH | O_DIRECTORY, 0);
+	if (dfd < 0)
+		return dfd;
+	if (mkdirat(dfd, base, mode) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}

@@ -50,6 +50,10 @@ DIR *root_opendir(const struct root *r, const char *path);
 int root_list_dir(const struct root *r, const char *path, const char *suffix, char ***names);
 void names_free(char **names, int n);
 
+/* Creates a directory and its missing parents inside the root (mode for
+ * the new ones). Returns 0 or -errno. */
+int root_mkdir_p(const struct root *r, const char *path, mode_t mode);
+
 /* Joins "a" and "b" with exactly one '/'. */
 char *path_join(const char *a, const char *b);
 

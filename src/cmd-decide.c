@@ -1,0 +1,69 @@
+/* cmd-decide.c - `decide [--kernel VER] [--explain]`: "on" or "off" alone
+ * on the first line for the default kernel (or VER); --explain adds every
+ * rule that led there and the file:line that set it. */
+#include <getopt.h>
+#include <stdio.h>
+
+#include <json-c/json.h>
+
+#include "plan.h"
+#include "util.h"
+
+int cmd_decide(struct context *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "explain", no_argument, NULL, 'e' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *kernel = NULL;
+	bool explain = false;
+	int c;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'k': kernel = optarg; break;
+		case 'e': explain = true; break;
+		default: return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: decide: unexpected argument '%s'\n", program_name, argv[optind]);
+		return EXIT_USAGE;
+	}
+	struct evaluation ev;
+	int r = evaluate(ctx, kernel, &ev);
+	if (r < 0) {
+		evaluation_free(&ev);
+		return -r;
+	}
+	const struct kernel_decision *kd = ev.def;
+	if (ctx->json) {
+		struct json_object *o = evaluation_json(ctx, &ev);
+		json_object_object_add(o, "decision", json_object_new_string(memcg_state_name(kd->d.state)));
+		json_object_object_add(o, "kernel", json_object_new_string(kd->k->version));
+		print_json(o);
+		json_object_put(o);
+	} else {
+		printf("%s\n", memcg_state_name(kd->d.state));
+		if (explain) {
+			printf("kernel: %s%s\n", kd->k->version, kd->k->running ? " (running)" : "");
+			printf("config: %s\n", kd->k->config_path ? kd->k->config_path : "(none)");
+			for (size_t i = 0; i < ctx->policy.n_files; i++)
+				printf("policy file: %s\n", ctx->policy.files[i]);
+			if (ctx->policy.n_files == 0)
+				printf("policy file: none (built-in defaults)\n");
+			for (size_t i = 0; i < kd->d.reasons.n; i++)
+				printf("rule: %s\n", kd->d.reasons.v[i]);
+			for (size_t i = 0; i < kd->d.add.n; i++)
+				printf("add: %s\n", kd->d.add.v[i]);
+			for (size_t i = 0; i < kd->d.remove.n; i++)
+				printf("remove: %s\n", kd->d.remove.v[i]);
+			if (kd->d.keep)
+				printf("keep: nothing is added or removed\n");
+		}
+	}
+	for (size_t i = 0; i < kd->d.warnings.n; i++)
+		report_warn("%s", kd->d.warnings.v[i]);
+	evaluation_free(&ev);
+	return EXIT_OK;
+}

@@ -1,0 +1,109 @@
+/* cmd-status.c - `status`: kernels, running state, policy, decision, every
+ * slot and whether it is in sync. */
+#include <getopt.h>
+#include <stdio.h>
+
+#include <json-c/json.h>
+
+#include "plan.h"
+#include "util.h"
+
+static const char *builtin_where(enum builtin_cmdline_mode m)
+{
+	switch (m) {
+	case BUILTIN_PREPEND: return "before the boot loader's";
+	case BUILTIN_APPEND: return "after the boot loader's";
+	case BUILTIN_OVERRIDE: return "the boot loader's are ignored";
+	case BUILTIN_FALLBACK: return "used when the boot loader passes none";
+	case BUILTIN_NONE: break;
+	}
+	return "not used";
+}
+
+static void print_kernel(const struct evaluation *ev, const struct kernel_decision *kd)
+{
+	const struct kernel *k = kd->k;
+	printf("  %s%s%s\n", k->version, k->running ? " (running)" : "", kd == ev->def ? " (default)" : "");
+	printf("    config:        %s\n", k->config_path ? k->config_path : "(none)");
+	if (!kd->dk.memcg_built)
+		printf("    memcg:         not built\n");
+	else
+		printf("    memcg:         default %s (%s)\n", kd->dk.default_state == MEMCG_DEFAULT_ON ? "on" : "off",
+		       kd->dk.default_reason ? kd->dk.default_reason : "config");
+	printf("    cgroup_enable: %s (%s)\n", kd->dk.accepts_enable ? "accepted" : "not accepted",
+	       kd->dk.accepts_reason ? kd->dk.accepts_reason : "config");
+	if (kd->dk.builtin_cmdline)
+		printf("    built-in line: \"%s\" (%s)\n", kd->dk.builtin_cmdline, builtin_where(kd->dk.builtin_mode));
+	printf("    decision:      %s%s (mode %s)\n", memcg_state_name(kd->d.state), kd->d.keep ? ", keep" : "",
+	       policy_mode_name(kd->d.mode));
+	for (size_t i = 0; i < kd->d.add.n; i++)
+		printf("    must have:     %s\n", kd->d.add.v[i]);
+	for (size_t i = 0; i < kd->d.remove.n; i++)
+		printf("    must not have: %s\n", kd->d.remove.v[i]);
+	for (size_t i = 0; i < kd->d.warnings.n; i++)
+		printf("    warning:       %s\n", kd->d.warnings.v[i]);
+}
+
+int cmd_status(struct context *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = { { NULL, 0, NULL, 0 } };
+	int c;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
+		return EXIT_USAGE;
+	if (optind < argc) {
+		fprintf(stderr, "%s: status: unexpected argument '%s'\n", program_name, argv[optind]);
+		return EXIT_USAGE;
+	}
+	struct evaluation ev;
+	int r = evaluate(ctx, NULL, &ev);
+	if (r < 0) {
+		evaluation_free(&ev);
+		return -r;
+	}
+	if (ctx->json) {
+		struct json_object *o = evaluation_json(ctx, &ev);
+		print_json(o);
+		json_object_put(o);
+		evaluation_free(&ev);
+		return EXIT_OK;
+	}
+	printf("Root: %s%s\n", ctx->root.path, ctx->root.live ? " (live system)" : "");
+	printf("Kernels:\n");
+	for (size_t i = 0; i < ev.n_kd; i++)
+		print_kernel(&ev, &ev.kd[i]);
+	if (ctx->root.live) {
+		printf("Running:\n");
+		printf("  memcg:         %s (%s)\n", run_state_name(ctx->sys.running),
+		       ctx->sys.running_source ? ctx->sys.running_source : "no cgroup information");
+		if (ctx->sys.proc_cmdline)
+			printf("  command line:  %s\n", ctx->sys.proc_cmdline);
+	}
+	printf("Policy:\n");
+	for (size_t i = 0; i < ctx->policy.n_files; i++)
+		printf("  file:          %s\n", ctx->policy.files[i]);
+	if (ctx->policy.n_files == 0)
+		printf("  file:          none (built-in defaults)\n");
+	for (size_t i = 0; i < ctx->sys.programs.n; i++)
+		printf("  needs memcg:   %s\n", ctx->sys.programs.v[i]);
+	for (size_t i = 0; i < ctx->sys.units.n; i++)
+		printf("  needs memcg:   %s\n", ctx->sys.units.v[i]);
+	if (ctx->sys.have_ram)
+		printf("  RAM:           %lluM (%s)\n", ctx->sys.ram >> 20, ctx->sys.ram_source);
+	printf("Boot slots:\n");
+	if (ev.slots.n == 0)
+		printf("  none found\n");
+	for (size_t i = 0; i < ev.slots.n; i++) {
+		const struct slot *s = &ev.slots.v[i];
+		printf("  %-14s %-9s %s%s%s%s\n", slot_kind_name(s->kind), slot_state_name(ev.ch[i].state), s->path,
+		       s->kernel ? " [" : "", s->kernel ? s->kernel : "", s->kernel ? "]" : "");
+		if (s->note)
+			printf("  %-14s %-9s   %s\n", "", "", s->note);
+	}
+	for (size_t i = 0; i < ev.slots.rejected.n; i++)
+		printf("  rejected:      %s\n", ev.slots.rejected.v[i]);
+	printf("In sync: %s\n", ev.in_sync ? "yes" : "no");
+	if (ctx->root.live)
+		printf("Reboot pending: %s\n", ev.reboot_pending ? "yes" : "no");
+	evaluation_free(&ev);
+	return EXIT_OK;
+}
