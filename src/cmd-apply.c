@@ -1,0 +1,195 @@
+/* cmd-apply.c - `apply [--kernel VER] [--dry-run] [--no-regenerate] [--hook]`:
+ * make the boot configuration match the decision. The plan is complete
+ * before the first write; every changed file and the journal are written in
+ * one transaction; GRUB's menu is regenerated once afterwards. */
+#include <getopt.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "grub.h"
+#include "journal.h"
+#include "plan.h"
+#include "spawn.h"
+#include "txn.h"
+#include "util.h"
+
+/* Slots whose change is written as a file (grubenv goes through its tool). */
+static bool written_as_file(enum slot_kind k) { return k != SLOT_GRUBENV && k != SLOT_GRUB_CFG; }
+
+static void print_changes(const struct evaluation *ev)
+{
+	for (size_t i = 0; i < ev->slots.n; i++) {
+		const struct slot_change *c = &ev->ch[i];
+		if (!c->changed)
+			continue;
+		printf("%s %s", ev->slots.v[i].exists ? "changed" : "created", ev->slots.v[i].path);
+		for (size_t j = 0; j < c->added.n; j++)
+			printf(" +%s", c->added.v[j]);
+		for (size_t j = 0; j < c->removed.n; j++)
+			printf(" -%s", c->removed.v[j]);
+		printf("\n");
+	}
+}
+
+static int commit(struct context *ctx, struct evaluation *ev, const struct apply_options *o)
+{
+	struct journal j = {0};
+	int r = journal_load(&ctx->root, &j);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < ev->slots.n; i++) {
+		const struct slot *s = &ev->slots.v[i];
+		const struct slot_change *c = &ev->ch[i];
+		if (c->changed)
+			journal_record(&j, s->path, s->kernel, s->exists, s->content, s->exists ? s->len : 0,
+				       c->new_content, c->new_len, &c->added, &c->removed);
+	}
+	r = root_mkdir_p(&ctx->root, "/var/lib/memcg-policy", 0755);
+	if (r < 0) {
+		_cleanup_free_ char *d = root_display(&ctx->root, "/var/lib/memcg-policy");
+		journal_free(&j);
+		return report(EXIT_SYSTEM, "%s: cannot create: %s", d, strerror(-r));
+	}
+	size_t len;
+	_cleanup_free_ char *text = journal_serialize(&j, &len);
+	journal_free(&j);
+	/* The journal is renamed first: a crash after it never loses what
+	 * revert needs. */
+	struct txn t;
+	txn_init(&t, &ctx->root);
+	txn_add(&t, JOURNAL_PATH, text, len, 0644);
+	for (size_t i = 0; i < ev->slots.n; i++) {
+		const struct slot *s = &ev->slots.v[i];
+		const struct slot_change *c = &ev->ch[i];
+		if (c->changed && written_as_file(s->kind))
+			txn_add(&t, s->path, c->new_content, c->new_len, s->mode ? s->mode : 0644);
+	}
+	r = txn_commit(&t);
+	txn_free(&t);
+	if (r < 0)
+		return r;
+
+	bool *changed = xcalloc(ev->slots.n ? ev->slots.n : 1, sizeof(bool));
+	for (size_t i = 0; i < ev->slots.n; i++)
+		changed[i] = ev->ch[i].changed;
+	unsigned ran = 0;
+	r = grub_after_commit(&ctx->root, &ctx->policy, &ev->slots, changed, o->no_regenerate, &ran);
+	free(changed);
+	return r;
+}
+
+static bool any_change(const struct evaluation *ev)
+{
+	for (size_t i = 0; i < ev->slots.n; i++)
+		if (ev->ch[i].changed)
+			return true;
+	return false;
+}
+
+/* An input error under --hook is a warning, unless the policy is strict. */
+static int hook_result(struct context *ctx, const struct apply_options *o, int r)
+{
+	if (r >= 0 || !o->hook || r != -EXIT_BADINPUT)
+		return r < 0 ? -r : r;
+	if (ctx->policy_loaded && ctx->policy.strict)
+		return EXIT_BADINPUT;
+	report_warn("the error above is ignored in --hook mode (set strict = yes in the policy to fail instead)");
+	return EXIT_OK;
+}
+
+int apply_run(struct context *ctx, const struct apply_options *o)
+{
+	struct evaluation ev;
+	int r = evaluate(ctx, o->kernel, &ev);
+	if (r < 0) {
+		evaluation_free(&ev);
+		return hook_result(ctx, o, r);
+	}
+	if (!o->dry_run && any_change(&ev) && ctx->lock_fd < 0) {
+		/* Changes to make: take the lock, then look again, since
+		 * another run may have made them meanwhile. */
+		evaluation_free(&ev);
+		ctx->lock_fd = lock_take(&ctx->root);
+		if (ctx->lock_fd < 0)
+			return -ctx->lock_fd;
+		/* reload everything under the lock */
+		if (ctx->policy_loaded)
+			policy_free(&ctx->policy);
+		if (ctx->kernels_loaded)
+			kernels_free(&ctx->kernels);
+		if (ctx->sys_loaded)
+			system_facts_free(&ctx->sys);
+		ctx->policy_loaded = ctx->kernels_loaded = ctx->sys_loaded = false;
+		r = evaluate(ctx, o->kernel, &ev);
+		if (r < 0) {
+			evaluation_free(&ev);
+			return hook_result(ctx, o, r);
+		}
+	}
+	bool changed = any_change(&ev);
+	if (o->dry_run) {
+		for (size_t i = 0; i < ev.slots.n && r >= 0; i++) {
+			const struct slot *s = &ev.slots.v[i];
+			const struct slot_change *c = &ev.ch[i];
+			if (c->changed && !ctx->json)
+				r = print_unified_diff(s->path, s->exists ? s->content : NULL, s->exists ? s->len : 0,
+						       c->new_content, c->new_len);
+		}
+	} else if (changed) {
+		r = commit(ctx, &ev, o);
+	}
+	if (r >= 0) {
+		if (ctx->json) {
+			struct json_object *obj = evaluation_json(ctx, &ev);
+			struct json_object *files = json_object_new_array();
+			for (size_t i = 0; i < ev.slots.n; i++)
+				if (ev.ch[i].changed)
+					json_object_array_add(files, json_object_new_string(ev.slots.v[i].path));
+			json_object_object_add(obj, "changed", json_object_new_boolean(changed && !o->dry_run));
+			json_object_object_add(obj, "dry_run", json_object_new_boolean(o->dry_run));
+			json_object_object_add(obj, "files", files);
+			print_json(obj);
+			json_object_put(obj);
+		} else if (!o->dry_run && log_verbosity >= 0 && !(o->hook && log_verbosity < 1)) {
+			if (changed)
+				print_changes(&ev);
+			else
+				printf("nothing to change\n");
+		}
+		for (size_t i = 0; ev.def && i < ev.def->d.warnings.n; i++)
+			if (!o->hook || log_verbosity > 0)
+				report_warn("%s", ev.def->d.warnings.v[i]);
+	}
+	evaluation_free(&ev);
+	return r < 0 ? -r : EXIT_OK;
+}
+
+int cmd_apply(struct context *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "no-regenerate", no_argument, NULL, 'R' },
+		{ "hook", no_argument, NULL, 'H' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct apply_options o = {0};
+	int c;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'k': o.kernel = optarg; break;
+		case 'n': o.dry_run = true; break;
+		case 'R': o.no_regenerate = true; break;
+		case 'H': o.hook = true; break;
+		default: return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: apply: unexpected argument '%s'\n", program_name, argv[optind]);
+		return EXIT_USAGE;
+	}
+	ctx->hook = o.hook;
+	return apply_run(ctx, &o);
+}

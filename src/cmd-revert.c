@@ -1,0 +1,166 @@
+/* cmd-revert.c - `revert [--dry-run]`: takes out every argument the tool
+ * wrote and puts back what it removed, from the journal (journal.h):
+ * files still as the tool left them get their original bytes back; files
+ * changed since get the token-level undo. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+
+#include "cmdline.h"
+#include "grub.h"
+#include "journal.h"
+#include "spawn.h"
+#include "txn.h"
+#include "util.h"
+
+#include "context.h"
+
+static bool is_grubenv(const char *path) { return endswith(path, "/grubenv"); }
+
+/* "name=a,b" -> "name=a", "name=b": cmdline_edit removes items. */
+static void push_items(struct strv *out, const char *token)
+{
+	const char *eq = strchr(token, '=');
+	if (!eq) {
+		strv_pushdup(out, token);
+		return;
+	}
+	_cleanup_free_ char *items = xstrdup(eq + 1);
+	for (char *save = NULL, *it = strtok_r(items, ",", &save); it; it = strtok_r(NULL, ",", &save))
+		strv_push(out, xasprintf("%.*s=%s", (int)(eq - token), token, it));
+}
+
+/* The content a journal entry gives back; NULL: delete the file. */
+static char *reverted_content(const struct journal_entry *e, const char *cur, size_t cur_len, size_t *len,
+			      bool *delete)
+{
+	*delete = false;
+	if (cur_len == e->written_len && memcmp(cur, e->written, cur_len) == 0) {
+		if (!e->had_original) {
+			*delete = true;
+			return NULL;
+		}
+		*len = e->original_len;
+		return xstrndup(e->original, e->original_len);
+	}
+	/* changed since: undo token by token */
+	struct strv remove = {0};
+	for (size_t i = 0; i < e->added.n; i++)
+		push_items(&remove, e->added.v[i]);
+	char *out = cmdline_edit(cur, cur_len, &remove, &e->removed, NULL);
+	strv_free(&remove);
+	*len = strlen(out);
+	return out;
+}
+
+int cmd_revert(struct context *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool dry_run = false;
+	int c;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n': dry_run = true; break;
+		default: return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: revert: unexpected argument '%s'\n", program_name, argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (!dry_run) {
+		ctx->lock_fd = lock_take(&ctx->root);
+		if (ctx->lock_fd < 0)
+			return -ctx->lock_fd;
+	}
+	struct journal j = {0};
+	int r = journal_load(&ctx->root, &j);
+	if (r < 0)
+		return -r;
+	if (j.n == 0) {
+		if (log_verbosity >= 0)
+			printf("nothing to revert\n");
+		journal_free(&j);
+		return EXIT_OK;
+	}
+	struct txn t;
+	txn_init(&t, &ctx->root);
+	struct strv grubenv_paths = {0}, grubenv_values = {0};
+	bool grub_input = false;
+	for (size_t i = 0; i < j.n && r >= 0; i++) {
+		const struct journal_entry *e = &j.v[i];
+		_cleanup_free_ char *cur = NULL;
+		size_t cur_len = 0;
+		bool exists = true;
+		if (is_grubenv(e->path)) {
+			/* the journal holds kernelopts values for grubenv */
+			strv_pushdup(&grubenv_paths, e->path);
+			strv_push(&grubenv_values, xstrndup(e->original, e->original_len));
+			if (dry_run)
+				printf("would set kernelopts in %s to: %.*s\n", e->path, (int)e->original_len, e->original);
+			continue;
+		}
+		int rr = root_read_file(&ctx->root, e->path, MAX_INPUT_FILE, &cur, &cur_len);
+		if (rr == -ENOENT) {
+			exists = false;
+		} else if (rr < 0) {
+			_cleanup_free_ char *d = root_display(&ctx->root, e->path);
+			r = report(EXIT_SYSTEM, "%s: %s", d, strerror(-rr));
+			break;
+		}
+		if (!exists) {
+			report_warn("%s is gone: nothing to revert there", e->path);
+			continue;
+		}
+		size_t len = 0;
+		bool del;
+		_cleanup_free_ char *content = reverted_content(e, cur, cur_len, &len, &del);
+		if (!del && len == cur_len && memcmp(content, cur, len) == 0)
+			continue;
+		if (startswith(e->path, "/etc/default/grub"))
+			grub_input = true;
+		if (dry_run) {
+			r = print_unified_diff(e->path, cur, cur_len, del ? NULL : content, del ? 0 : len);
+			continue;
+		}
+		if (del)
+			txn_delete(&t, e->path);
+		else
+			txn_add(&t, e->path, content, len, 0644);
+		if (log_verbosity >= 0)
+			printf("%s %s\n", del ? "removed" : "restored", e->path);
+	}
+	if (r >= 0 && !dry_run) {
+		txn_delete(&t, JOURNAL_PATH);
+		r = txn_commit(&t);
+	}
+	txn_free(&t);
+	for (size_t i = 0; r >= 0 && !dry_run && i < grubenv_paths.n; i++) {
+		r = grub_set_kernelopts(&ctx->root, grubenv_paths.v[i], grubenv_values.v[i]);
+		grub_input = true;
+	}
+	strv_free(&grubenv_paths);
+	strv_free(&grubenv_values);
+	journal_free(&j);
+	if (r >= 0 && !dry_run && grub_input) {
+		/* regenerate the menu from the restored inputs */
+		r = context_load_policy(ctx);
+		if (r >= 0) {
+			struct slot_list l = {0};
+			r = grub_slots_find(&ctx->root, &ctx->policy, &l);
+			if (r >= 0) {
+				bool *changed = xcalloc(l.n ? l.n : 1, sizeof(bool));
+				for (size_t i = 0; i < l.n; i++)
+					changed[i] = l.v[i].kind != SLOT_GRUB_CFG;
+				unsigned ran = 0;
+				r = grub_after_commit(&ctx->root, &ctx->policy, &l, changed, false, &ran);
+				free(changed);
+			}
+			slots_free(&l);
+		}
+	}
+	return r < 0 ? -r : EXIT_OK;
+}

@@ -1,0 +1,127 @@
+/* cmd-set.c - `set on|off|auto [--no-apply]`: records mode= in the
+ * [policy] section of /etc/memcg-policy.conf (or the --config file),
+ * keeping its comments and other keys, then applies. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "journal.h"
+#include "policy.h"
+#include "txn.h"
+#include "util.h"
+
+#include "context.h"
+
+#define ADMIN_POLICY "/etc/memcg-policy.conf"
+
+static int read_current(struct context *ctx, char **text, size_t *len, bool *exists, char **display)
+{
+	int r;
+	*exists = true;
+	if (ctx->config_path) {
+		*display = xstrdup(ctx->config_path);
+		_cleanup_close_ int fd = open(ctx->config_path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		r = fd < 0 ? -errno : read_fd_all(fd, MAX_INPUT_FILE, text, len);
+	} else {
+		*display = root_display(&ctx->root, ADMIN_POLICY);
+		r = root_read_file(&ctx->root, ADMIN_POLICY, MAX_INPUT_FILE, text, len);
+	}
+	if (r == -ENOENT) {
+		*exists = false;
+		*text = xstrdup("");
+		*len = 0;
+		return 0;
+	}
+	if (r < 0)
+		return report(r == -EINVAL || r == -EISDIR || r == -EFBIG ? EXIT_BADINPUT : EXIT_SYSTEM, "%s: %s",
+			      *display, strerror(-r));
+	return 0;
+}
+
+/* Writes the --config file (a host path) atomically: its directory is
+ * opened as a root of its own. */
+static int write_config(struct context *ctx, const char *text, size_t len)
+{
+	if (!ctx->config_path)
+		return write_file_atomic(&ctx->root, ADMIN_POLICY, text, len, 0644);
+	_cleanup_free_ char *dir = xstrdup(ctx->config_path);
+	char *slash = strrchr(dir, '/');
+	const char *name = ctx->config_path;
+	if (slash) {
+		name = slash + 1;
+		if (slash == dir)
+			dir[1] = '\0';
+		else
+			*slash = '\0';
+	} else {
+		free(dir);
+		dir = xstrdup(".");
+	}
+	struct root r;
+	int e = root_open(&r, dir);
+	if (e < 0)
+		return report(EXIT_SYSTEM, "%s: %s", dir, strerror(-e));
+	_cleanup_free_ char *path = xasprintf("/%s", name);
+	e = write_file_atomic(&r, path, text, len, 0644);
+	root_close(&r);
+	return e;
+}
+
+int cmd_set(struct context *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "no-apply", no_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool no_apply = false;
+	int c;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n': no_apply = true; break;
+		default: return EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 1) {
+		fprintf(stderr, "%s: set: expected one of on, off, auto\n", program_name);
+		return EXIT_USAGE;
+	}
+	const char *mode = argv[optind];
+	if (!streq(mode, "on") && !streq(mode, "off") && !streq(mode, "auto")) {
+		fprintf(stderr, "%s: set: '%s' is not one of on, off, auto\n", program_name, mode);
+		return EXIT_USAGE;
+	}
+
+	ctx->lock_fd = lock_take(&ctx->root);
+	if (ctx->lock_fd < 0)
+		return -ctx->lock_fd;
+	_cleanup_free_ char *text = NULL, *display = NULL, *updated = NULL;
+	size_t len;
+	bool exists;
+	int r = read_current(ctx, &text, &len, &exists, &display);
+	if (r < 0)
+		return -r;
+	/* the file as it is must be a valid policy: never rewrite what we
+	 * cannot read */
+	struct policy check;
+	policy_init(&check);
+	r = exists ? policy_load_buffer(&check, text, len, display) : 0;
+	policy_free(&check);
+	if (r < 0)
+		return -r;
+	r = policy_set_mode_text(text, len, mode, &updated);
+	if (r < 0)
+		return -r;
+	if (!exists || !streq(updated, text)) {
+		r = write_config(ctx, updated, strlen(updated));
+		if (r < 0)
+			return -r;
+		if (log_verbosity >= 0)
+			printf("%s: mode = %s\n", display, mode);
+	}
+	if (no_apply)
+		return EXIT_OK;
+	struct apply_options o = {0};
+	return apply_run(ctx, &o);
+}
