@@ -20,7 +20,7 @@ enum slot_kind {
 	SLOT_GRUB_DEFAULT,   /* /etc/default/grub: marked line that sources the drop-in */
 	SLOT_GRUB_CFG,       /* generated menu: read only, verified */
 	SLOT_GRUBENV,        /* kernelopts in grubenv: only through grub-editenv */
-	SLOT_UKI,            /* $BOOT/EFI/Linux/*.efi: read only */
+	SLOT_UKI,            /* UKIs in $BOOT/EFI/Linux: read only */
 };
 
 enum slot_state { SLOT_IN_SYNC, SLOT_DRIFT, SLOT_MISSING, SLOT_UNMANAGED };
