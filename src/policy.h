@@ -12,7 +12,9 @@ enum policy_otherwise { OTHERWISE_KEEP, OTHERWISE_KERNEL, OTHERWISE_ON, OTHERWIS
 enum tristate { TRI_AUTO, TRI_YES, TRI_NO };
 enum accounting { ACCOUNTING_FULL, ACCOUNTING_LITE };
 
-/* Where a value came from: "FILE:LINE", or "built-in default". */
+/* Where a value came from: "FILE:LINE", or "built-in default".
+ * file points at one of the policy's files[] strings (owned by the struct
+ * policy, valid as long as it is): never free it. */
 struct origin {
 	char *file; /* display path, NULL = built-in default */
 	unsigned line;
@@ -48,13 +50,15 @@ struct policy {
 	char **files; size_t n_files;    /* display paths of the files read, in order */
 };
 
-/* Fills built-in defaults. */
+/* Fills built-in defaults. policy_free() releases everything (after an
+ * error too) and leaves the struct zeroed. */
 void policy_init(struct policy *p);
 void policy_free(struct policy *p);
 
 /* Loads the policy: config_file (from --config) replaces the search;
- * otherwise /usr/lib/memcg-policy.d/*.conf, /etc/memcg-policy.conf,
- * /etc/memcg-policy.d/*.conf inside the root, missing ones skipped.
+ * otherwise, inside the root, the *.conf files of /usr/lib/memcg-policy.d
+ * (sorted by name, hidden files skipped), /etc/memcg-policy.conf, the
+ * *.conf files of /etc/memcg-policy.d; missing ones skipped.
  * Each file: regular file, owned by root or the invoking user, not writable
  * by group or others (checked with fstat on the opened descriptor); lines
  * counted by our own reader, lines over 200 bytes, unknown sections/keys,
@@ -62,12 +66,32 @@ void policy_free(struct policy *p);
  * --config FILE is opened as given (a path on the invoking system, like
  * any file named on a command line), with the same safety checks.
  * Errors are printed as "FILE:LINE: message" and return -EXIT_BADINPUT
- * (or -EXIT_SYSTEM for I/O errors). */
+ * (or -EXIT_SYSTEM for I/O errors); the first error stops the load.
+ * p must have been set up with policy_init(); the files are merged into it.
+ * Syntax: "key = value" (':' works as '=' too, '_' as '-' in keys), values
+ * case-insensitive; a line holds at most 199 characters (200 bytes with
+ * its line break); '#' or ';' at the start of a line, or after whitespace,
+ * starts a comment; indentation is ignored (never a continuation line). */
 int policy_load(const struct root *r, const char *config_file, struct policy *p);
 
-/* Loads one file's text (exposed for tests and fuzzing). display is the
- * name used in messages and origins. Returns 0 or -EXIT_BADINPUT. */
+/* Loads one file's text (exposed for tests and fuzzing), merging it into p
+ * (set up with policy_init()). display is the name used in messages and
+ * origins. Returns 0, or -EXIT_BADINPUT (message printed) and then p is
+ * unchanged: a file is checked whole before any of its values is taken. */
 int policy_load_buffer(struct policy *p, const char *text, size_t len, const char *display);
+
+/* The line of the error the last failing policy_load_buffer() reported
+ * (0: the last call succeeded). For tests and fuzzing. */
+unsigned policy_last_error_line(void);
+
+/* For the set command: returns in *out (newly allocated) the policy text
+ * with "mode = MODE" in its [policy] section, every other byte kept: the
+ * value of each existing mode key in [policy] is replaced (comments after it
+ * kept); else "mode = MODE" is inserted right after the first [policy]
+ * header; else "[policy]\nmode = MODE\n" is appended (after a line break if
+ * the text did not end with one). mode is on, off or auto. Pure; returns 0
+ * or -EXIT_USAGE for another mode. */
+int policy_set_mode_text(const char *text, size_t len, const char *mode, char **out);
 
 /* The last [kernel GLOB] section matching release that sets the field, for
  * mode / default / accepts-cgroup-enable; NULL if none. */
@@ -78,5 +102,6 @@ const struct policy_kernel_section *policy_kernel_accepts(const struct policy *p
 const char *policy_mode_name(enum policy_mode m);
 const char *policy_otherwise_name(enum policy_otherwise o);
 const char *tristate_name(enum tristate t);
+const char *policy_accounting_name(enum accounting a);
 /* "FILE:LINE" or "built-in default", newly allocated. */
 char *origin_str(const struct origin *o);
