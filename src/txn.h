@@ -17,7 +17,27 @@
  * Test-only fault injection (documented in the man page as such):
  *   MEMCG_POLICY_FAILPOINT=N   the Nth write/fsync/rename/unlink step fails with EIO
  *   MEMCG_POLICY_CRASHPOINT=N  the process SIGKILLs itself at the Nth step
- * Every step counts from 1; txn_steps() tells how many a commit took. */
+ * Every step counts from 1, over the whole process (so that a command that
+ * commits twice can be failed at each of its steps in turn); txn_steps()
+ * tells how many steps this process has taken so far. The steps are: each
+ * temp file's write, each temp file's fsync, each rename, each unlink, each
+ * directory's fsync (in that order within a commit). Rollback work is not
+ * counted and never injected.
+ *
+ * Symlinks: a target that is a symlink is followed inside the root, one
+ * link at a time (readlinkat, absolute targets restart at the root,
+ * relative ones from the link's directory, directories resolved with
+ * root_openat): the link's target is replaced and the link itself kept. No
+ * /proc is needed and nothing outside the root is ever touched. A dangling
+ * link gets its target created (inside the root).
+ *
+ * Other rules: a file whose content already equals the new content is not
+ * written (no temp file, no step); a target that is not a regular file is
+ * bad input (-EXIT_BADINPUT "PATH: not a regular file") and nothing is
+ * written; missing parent directories of a new file are created (0755) and
+ * removed again on rollback; leftover temp files of an earlier run that was
+ * killed (".NAME.memcg-policy.XXXXXX" in a directory about to be written)
+ * are removed first (commits run under the lock, see journal.h). */
 #pragma once
 
 #include <stdbool.h>
@@ -25,17 +45,23 @@
 #include <sys/types.h>
 
 #include "rootfs.h"
+#include "util.h"
+
+struct txn_dir; /* private to txn.c: a directory descriptor shared by the files in it */
 
 struct txn_file {
 	char *path;       /* inside the root */
 	char *data;       /* new content; NULL = delete the file */
 	size_t len;
-	mode_t mode;      /* for a new file */
+	mode_t mode;      /* for a new file (0: 0644) */
 	/* filled by txn_commit */
-	int dirfd;
+	int dirfd;        /* directory holding the (symlink-resolved) target; borrowed */
+	char *name;       /* the target's name in dirfd, after symlinks */
+	struct txn_dir *dir;
 	char *tmpname;
 	bool existed;
-	bool renamed;
+	bool unchanged;   /* content already as wanted: not written */
+	bool renamed;     /* replaced (or, for a delete, unlinked) */
 	char *old;        /* old content, for rollback */
 	size_t old_len;
 	struct stat *old_st;
@@ -46,16 +72,24 @@ struct txn {
 	struct txn_file *files;
 	size_t n;
 	unsigned written;  /* files replaced or deleted by the last commit */
+	/* private to txn_commit */
+	struct txn_dir **dirs;
+	size_t n_dirs;
+	struct strv made_dirs; /* created parent directories, for rollback */
 };
 
 void txn_init(struct txn *t, const struct root *r);
-/* Adds a replacement (data copied). A file already in the transaction is
- * replaced by the later call. */
+/* Adds a replacement (data copied; NULL means delete, as txn_delete). A
+ * file already in the transaction is replaced by the later call. */
 void txn_add(struct txn *t, const char *path, const char *data, size_t len, mode_t new_mode);
 void txn_delete(struct txn *t, const char *path);
 int txn_commit(struct txn *t);
 void txn_free(struct txn *t);
 unsigned txn_steps(void);
+/* Tests: read MEMCG_POLICY_FAILPOINT / MEMCG_POLICY_CRASHPOINT again and
+ * restart the step count at 0 (otherwise the environment is read once, at
+ * the first step of the process). */
+void txn_failpoints_from_env(void);
 
 /* Single-file convenience: txn of one. */
 int write_file_atomic(const struct root *r, const char *path, const char *data, size_t len, mode_t new_mode);
