@@ -1,0 +1,388 @@
+/* journal.c - what the tool changed (for revert), and the lock; see
+ * journal.h. The journal is JSON written and read with json-c:
+ *
+ *   {"version": 1,
+ *    "files": [{"path": "/boot/loader/entries/x.conf", "kernel": "6.1.0" | null,
+ *               "had_original": true, "original": "...", "written": "...",
+ *               "added": ["cgroup_disable=memory"], "removed": [...]}]}
+ *
+ * Contents are stored with their exact length (json-c escapes what JSON
+ * needs, NUL bytes included); files are listed sorted by path, so that the
+ * same journal always serializes to the same bytes. Unknown keys are
+ * ignored (a later version may add some); a missing or wrong-typed known
+ * key, a duplicate path or another version makes the journal corrupt. */
+#include "journal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define JOURNAL_VERSION 1
+#define LOCK_DIR "/run"
+#define LOCK_PATH "/run/memcg-policy.lock"
+
+static json_object *jchk(json_object *o)
+{
+	if (!o) {
+		fputs("memcg-policy: out of memory\n", stderr);
+		abort();
+	}
+	return o;
+}
+
+static void entry_free(struct journal_entry *e)
+{
+	free(e->path);
+	free(e->kernel);
+	free(e->original);
+	free(e->written);
+	strv_free(&e->added);
+	strv_free(&e->removed);
+	memset(e, 0, sizeof(*e));
+}
+
+void journal_free(struct journal *j)
+{
+	for (size_t i = 0; i < j->n; i++)
+		entry_free(&j->v[i]);
+	free(j->v);
+	j->v = NULL;
+	j->n = 0;
+}
+
+struct journal_entry *journal_find(struct journal *j, const char *path)
+{
+	for (size_t i = 0; i < j->n; i++)
+		if (streq(j->v[i].path, path))
+			return &j->v[i];
+	return NULL;
+}
+
+void journal_forget(struct journal *j, const char *path)
+{
+	struct journal_entry *e = journal_find(j, path);
+	if (!e)
+		return;
+	size_t i = (size_t)(e - j->v);
+	entry_free(e);
+	memmove(&j->v[i], &j->v[i + 1], (j->n - i - 1) * sizeof(*j->v));
+	j->n--;
+}
+
+static struct journal_entry *entry_new(struct journal *j, const char *path)
+{
+	j->v = xrealloc(j->v, (j->n + 1) * sizeof(*j->v));
+	struct journal_entry *e = &j->v[j->n++];
+	memset(e, 0, sizeof(*e));
+	e->path = xstrdup(path);
+	return e;
+}
+
+static char *dup_bytes(const char *s, size_t len)
+{
+	char *p = xmalloc(len + 1);
+	if (len)
+		memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}
+
+/* Takes one occurrence of s out of sv; true if there was one. */
+static bool strv_take_out(struct strv *sv, const char *s)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		if (streq(sv->v[i], s)) {
+			free(sv->v[i]);
+			memmove(&sv->v[i], &sv->v[i + 1], (sv->n - i) * sizeof(char *)); /* with the NULL */
+			sv->n--;
+			return true;
+		}
+	return false;
+}
+
+void journal_record(struct journal *j, const char *path, const char *kernel, bool existed, const char *old,
+		    size_t old_len, const char *new_content, size_t new_len, const struct strv *added,
+		    const struct strv *removed)
+{
+	struct journal_entry *e = journal_find(j, path);
+	if (!e) {
+		e = entry_new(j, path);
+		e->had_original = existed;
+		if (existed) {
+			e->original = dup_bytes(old ? old : "", old ? old_len : 0);
+			e->original_len = old ? old_len : 0;
+		}
+	}
+	free(e->kernel);
+	e->kernel = kernel ? xstrdup(kernel) : NULL;
+	free(e->written);
+	e->written = new_content ? dup_bytes(new_content, new_len) : NULL;
+	e->written_len = new_content ? new_len : 0;
+
+	/* Tokens: a token the tool adds now that it had removed before is the
+	 * admin's own coming back, and one it removes now that it had added
+	 * is its own going away; neither needs undoing any more. */
+	for (size_t i = 0; added && i < added->n; i++) {
+		if (strv_take_out(&e->removed, added->v[i]))
+			continue;
+		if (!strv_contains(&e->added, added->v[i]))
+			strv_pushdup(&e->added, added->v[i]);
+	}
+	for (size_t i = 0; removed && i < removed->n; i++) {
+		if (strv_take_out(&e->added, removed->v[i]))
+			continue;
+		if (!strv_contains(&e->removed, removed->v[i]))
+			strv_pushdup(&e->removed, removed->v[i]);
+	}
+
+	/* back to what the admin had: nothing left to revert */
+	bool back = e->had_original ? new_content && new_len == e->original_len &&
+					      (new_len == 0 || memcmp(new_content, e->original, new_len) == 0)
+				    : !new_content;
+	if (back)
+		journal_forget(j, path);
+}
+
+/* ---- serialization ---- */
+
+static json_object *strv_json(const struct strv *sv)
+{
+	json_object *a = jchk(json_object_new_array());
+	for (size_t i = 0; i < sv->n; i++)
+		json_object_array_add(a, jchk(json_object_new_string(sv->v[i])));
+	return a;
+}
+
+static json_object *bytes_json(const char *s, size_t len)
+{
+	return jchk(json_object_new_string_len(s ? s : "", (int)(s ? len : 0)));
+}
+
+static const struct journal *sort_j;
+static int cmp_entry(const void *a, const void *b)
+{
+	return strcmp(sort_j->v[*(const size_t *)a].path, sort_j->v[*(const size_t *)b].path);
+}
+
+char *journal_serialize(const struct journal *j, size_t *len)
+{
+	json_object *root = jchk(json_object_new_object());
+	json_object_object_add(root, "version", jchk(json_object_new_int(JOURNAL_VERSION)));
+	json_object *files = jchk(json_object_new_array());
+	size_t *idx = xcalloc(j->n, sizeof(size_t));
+	for (size_t i = 0; i < j->n; i++)
+		idx[i] = i;
+	sort_j = j;
+	if (j->n)
+		qsort(idx, j->n, sizeof(size_t), cmp_entry);
+	for (size_t k = 0; k < j->n; k++) {
+		const struct journal_entry *e = &j->v[idx[k]];
+		json_object *o = jchk(json_object_new_object());
+		json_object_object_add(o, "path", jchk(json_object_new_string(e->path)));
+		json_object_object_add(o, "kernel", e->kernel ? jchk(json_object_new_string(e->kernel)) : NULL);
+		json_object_object_add(o, "had_original", jchk(json_object_new_boolean(e->had_original)));
+		json_object_object_add(o, "original", bytes_json(e->had_original ? e->original : NULL, e->original_len));
+		json_object_object_add(o, "written", e->written ? bytes_json(e->written, e->written_len) : NULL);
+		json_object_object_add(o, "added", strv_json(&e->added));
+		json_object_object_add(o, "removed", strv_json(&e->removed));
+		json_object_array_add(files, o);
+	}
+	free(idx);
+	json_object_object_add(root, "files", files);
+	size_t slen = 0;
+	const char *s = json_object_to_json_string_length(
+		root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE, &slen);
+	if (!s)
+		jchk(NULL);
+	char *out = xmalloc(slen + 2);
+	memcpy(out, s, slen);
+	out[slen] = '\n';
+	out[slen + 1] = '\0';
+	json_object_put(root);
+	if (len)
+		*len = slen + 1;
+	return out;
+}
+
+/* ---- loading ---- */
+
+/* A string member: copies it (with its length). Missing: ok only if
+ * optional; null: ok only if nullable (gives NULL). */
+static bool get_bytes(json_object *o, const char *key, bool optional, bool nullable, char **out, size_t *len)
+{
+	json_object *v;
+	*out = NULL;
+	if (len)
+		*len = 0;
+	if (!json_object_object_get_ex(o, key, &v))
+		return optional;
+	if (!v)
+		return nullable;
+	if (!json_object_is_type(v, json_type_string))
+		return false;
+	int n = json_object_get_string_len(v);
+	if (n < 0)
+		return false;
+	*out = dup_bytes(json_object_get_string(v), (size_t)n);
+	if (len)
+		*len = (size_t)n;
+	return true;
+}
+
+static bool get_tokens(json_object *o, const char *key, struct strv *sv)
+{
+	json_object *a;
+	if (!json_object_object_get_ex(o, key, &a))
+		return true;
+	if (!a || !json_object_is_type(a, json_type_array))
+		return false;
+	size_t n = json_object_array_length(a);
+	for (size_t i = 0; i < n; i++) {
+		json_object *s = json_object_array_get_idx(a, i);
+		if (!s || !json_object_is_type(s, json_type_string))
+			return false;
+		const char *str = json_object_get_string(s);
+		if (strlen(str) != (size_t)json_object_get_string_len(s) || !*str)
+			return false; /* a token is never empty and holds no NUL */
+		strv_pushdup(sv, str);
+	}
+	return true;
+}
+
+/* Fills j from the parsed document; NULL or why it is corrupt. */
+static const char *from_json(json_object *root, struct journal *j)
+{
+	json_object *v;
+	if (!json_object_is_type(root, json_type_object))
+		return "not a JSON object";
+	if (!json_object_object_get_ex(root, "version", &v) || !json_object_is_type(v, json_type_int))
+		return "no version";
+	if (json_object_get_int64(v) != JOURNAL_VERSION)
+		return "unknown version";
+	json_object *files;
+	if (!json_object_object_get_ex(root, "files", &files) || !json_object_is_type(files, json_type_array))
+		return "no list of files";
+	size_t n = json_object_array_length(files);
+	for (size_t i = 0; i < n; i++) {
+		json_object *o = json_object_array_get_idx(files, i);
+		if (!json_object_is_type(o, json_type_object))
+			return "a file is not an object";
+		json_object *p;
+		if (!json_object_object_get_ex(o, "path", &p) || !json_object_is_type(p, json_type_string))
+			return "a file without a path";
+		const char *path = json_object_get_string(p);
+		if (path[0] != '/' || strlen(path) != (size_t)json_object_get_string_len(p))
+			return "a path that is not absolute";
+		if (journal_find(j, path))
+			return "a path listed twice";
+		struct journal_entry *e = entry_new(j, path);
+		json_object *b;
+		if (!json_object_object_get_ex(o, "had_original", &b) || !json_object_is_type(b, json_type_boolean))
+			return "a file without had_original";
+		e->had_original = json_object_get_boolean(b);
+		if (!get_bytes(o, "kernel", true, true, &e->kernel, NULL))
+			return "a kernel that is not a string";
+		if (e->kernel && (!*e->kernel || strchr(e->kernel, '/')))
+			return "a bad kernel release";
+		if (!get_bytes(o, "original", !e->had_original, !e->had_original, &e->original, &e->original_len))
+			return "a file without its original content";
+		if (!e->had_original) {
+			free(e->original);
+			e->original = NULL;
+			e->original_len = 0;
+		}
+		if (!get_bytes(o, "written", false, true, &e->written, &e->written_len))
+			return "a file without its written content";
+		if (!get_tokens(o, "added", &e->added) || !get_tokens(o, "removed", &e->removed))
+			return "a token list that is not a list of strings";
+	}
+	return NULL;
+}
+
+int journal_load(const struct root *r, struct journal *j)
+{
+	memset(j, 0, sizeof(*j));
+	_cleanup_free_ char *disp = root_display(r, JOURNAL_PATH);
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	int ret = root_read_file(r, JOURNAL_PATH, MAX_INPUT_FILE, &text, &len);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret == -EISDIR || ret == -EINVAL)
+		return report(EXIT_BADINPUT, "%s: corrupt journal: not a regular file", disp);
+	if (ret == -EFBIG)
+		return report(EXIT_BADINPUT, "%s: corrupt journal: too large", disp);
+	if (ret < 0)
+		return report(EXIT_SYSTEM, "%s: cannot read: %s", disp, strerror(-ret));
+
+	json_tokener *tok = json_tokener_new();
+	if (!tok)
+		jchk(NULL);
+	json_object *root = json_tokener_parse_ex(tok, text, (int)len);
+	bool ok = root && json_tokener_get_error(tok) == json_tokener_success;
+	size_t end = ok ? json_tokener_get_parse_end(tok) : 0;
+	json_tokener_free(tok);
+	for (size_t i = end; ok && i < len; i++)
+		if (!strchr(" \t\r\n", text[i]) || !text[i])
+			ok = false;
+	const char *why = ok ? from_json(root, j) : "not valid JSON";
+	json_object_put(root);
+	if (why) {
+		journal_free(j);
+		return report(EXIT_BADINPUT, "%s: corrupt journal: %s", disp, why);
+	}
+	return 0;
+}
+
+/* ---- the lock ---- */
+
+/* The "waiting" line is printed unless -q: a run that seems to hang should
+ * say why, but -q asks for errors only. */
+int lock_take(const struct root *r)
+{
+	_cleanup_free_ char *disp = root_display(r, LOCK_PATH);
+	int dfd = root_openat(r, LOCK_DIR, O_PATH | O_DIRECTORY, 0);
+	if (dfd == -ENOENT) {
+		_cleanup_close_ int rootfd = root_openat(r, "/", O_RDONLY | O_DIRECTORY, 0);
+		if (rootfd < 0)
+			return report(EXIT_SYSTEM, "%s: cannot open the root: %s", disp, strerror(-rootfd));
+		if (mkdirat(rootfd, LOCK_DIR + 1, 0755) < 0 && errno != EEXIST)
+			return report(EXIT_SYSTEM, "%s: cannot create the directory: %s", disp, strerror(errno));
+		dfd = root_openat(r, LOCK_DIR, O_PATH | O_DIRECTORY, 0);
+	}
+	if (dfd < 0)
+		return report(EXIT_SYSTEM, "%s: cannot open the directory: %s", disp, strerror(-dfd));
+	close(dfd);
+
+	int fd = root_openat(r, LOCK_PATH, O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return report(EXIT_SYSTEM, "%s: cannot open the lock: %s", disp, strerror(-fd));
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return report(EXIT_SYSTEM, "%s: the lock is not a regular file", disp);
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return fd;
+	if (errno != EWOULDBLOCK) {
+		int e = errno;
+		close(fd);
+		return report(EXIT_SYSTEM, "%s: cannot take the lock: %s", disp, strerror(e));
+	}
+	if (log_verbosity >= 0) {
+		fprintf(stderr, "%s: waiting for the lock held by another memcg-policy (%s)\n", program_name, disp);
+		fflush(stderr);
+	}
+	while (flock(fd, LOCK_EX) < 0) {
+		if (errno == EINTR)
+			continue;
+		int e = errno;
+		close(fd);
+		return report(EXIT_SYSTEM, "%s: cannot take the lock: %s", disp, strerror(e));
+	}
+	return fd;
+}
