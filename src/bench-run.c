@@ -253,7 +253,6 @@ static void append_pct(struct strbuf *sb, double a, double b)
 char *bench_compare_format(const struct bench_run *a, const char *file_a, const struct bench_run *b,
 			   const char *file_b)
 {
-	static const char *const header_keys[] = { "kernel", "memcg" };
 	int lw = label_width(a), wa = 13, wb = 15;
 	for (size_t i = 0; i < a->n_metrics; i++) {
 		wa = max_int(wa, value_width(a->metrics[i].value) + 1);
@@ -261,17 +260,14 @@ char *bench_compare_format(const struct bench_run *a, const char *file_a, const 
 		if (mb)
 			wb = max_int(wb, value_width(mb->value) + 3);
 	}
-	for (size_t k = 0; k < ARRAY_SIZE(header_keys); k++) {
-		const char *va = bench_run_get(a, header_keys[k]), *vb = bench_run_get(b, header_keys[k]);
-		wa = max_int(wa, (int)strlen(va ? va : "?") + 1);
-		wb = max_int(wb, (int)strlen(vb ? vb : "?") + 3);
-	}
 
 	struct strbuf sb = {0};
-	sb_appendf(&sb, "A: %s\nB: %s\n", file_a, file_b);
-	for (size_t k = 0; k < ARRAY_SIZE(header_keys); k++) {
-		const char *va = bench_run_get(a, header_keys[k]), *vb = bench_run_get(b, header_keys[k]);
-		sb_appendf(&sb, "%-*s%*s%10s%*s\n", lw, header_keys[k], wa, va ? va : "?", "", wb, vb ? vb : "?");
+	const struct bench_run *runs[] = { a, b };
+	const char *files[] = { file_a, file_b };
+	for (size_t k = 0; k < 2; k++) {
+		const char *kernel = bench_run_get(runs[k], "kernel"), *memcg = bench_run_get(runs[k], "memcg");
+		sb_appendf(&sb, "%c: kernel %s, memcg %s (%s)\n", k ? 'B' : 'A', kernel ? kernel : "?",
+			   memcg ? memcg : "?", files[k]);
 	}
 	for (size_t i = 0; i < a->n_metrics; i++) {
 		const struct bench_metric *ma = &a->metrics[i];

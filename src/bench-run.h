@@ -59,7 +59,7 @@ bool bench_pct(double a, double b, double *pct);
 
 /* Two runs side by side, for every metric of a, in mmtests' format:
  *   Hmean faults/cpu-1   1509075.7561 (  0.00%)   1508934.4568 ( -0.01%)
- * after a header naming both files and their kernel and memcg state. A
- * metric b lacks shows "-". */
+ * after two lines "A: kernel VERSION, memcg STATE (FILE)" and the same for
+ * B. A metric b lacks shows "-". */
 char *bench_compare_format(const struct bench_run *a, const char *file_a, const struct bench_run *b,
 			   const char *file_b);

@@ -577,7 +577,7 @@ int cmd_bench(struct context *ctx, int argc, char **argv)
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
 	if (ctx->root_path)
-		return usage_error("measures the running system and does not take --root (%s)", ctx->root_path);
+		return usage_error("measures the running system, not an image: it does not take --root");
 
 	if (!threads) {
 		n_threads = cpu_count();

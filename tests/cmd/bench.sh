@@ -1,0 +1,176 @@
+#!/bin/bash
+# bench: a tiny run works, its output and saved file parse, --compare prints
+# mmtests' format with the right percentages, bad input is exit 3 naming the
+# file, bad options are exit 2. Nothing here depends on how fast it is.
+# shellcheck source=/dev/null
+. "$(dirname "$0")/../lib.sh"
+
+d=$(mkroot)
+tiny=(--size 8M --iterations 2 --threads "1,2")
+num='[0-9]+\.[0-9]{4}'
+
+# --- a tiny run, saved
+expect_exit "bench runs" 0 "$MEMCG_POLICY" bench "${tiny[@]}" --save "$d/a.txt"
+run_out=$OUT
+expect_eq "no progress or messages when stderr is not a terminal" "$ERR" ""
+expect_eq "run header names the kernel" "$(grep '^kernel ' <<<"$run_out" | awk '{ print $2 }')" "$(uname -r)"
+check "run header gives the memcg state" grep -Eq '^memcg +(on|off|not built|unknown)( \(.*\))?$' <<<"$run_out"
+check "run header names the machine" grep -Eq '^machine +.+, [0-9]+ CPUs' <<<"$run_out"
+for m in faults/cpu-1 faults/cpu-2 faults/sec-1 faults/sec-2; do
+	check "output has Hmean $m, a positive number" grep -Eq "^Hmean $m +[1-9][0-9]*\.[0-9]{4}\$" <<<"$run_out"
+done
+for m in user-1 system-1 elapsed-1 user-2 system-2 elapsed-2; do
+	check "output has Time $m" grep -Eq "^Time $m +$num\$" <<<"$run_out"
+done
+expect_eq "metrics: 4 hmeans and 6 times, nothing else" \
+	"$(grep -Ec "^(Hmean|Time) [a-z/]+-[12] +$num\$" <<<"$run_out")" 10
+
+check "--save wrote the file" test -s "$d/a.txt"
+expect_eq "saved file starts with the format line" "$(head -n 1 "$d/a.txt")" "memcg-policy-bench 1"
+expect_eq "saved kernel" "$(sed -n 's/^kernel: //p' "$d/a.txt")" "$(uname -r)"
+for k in memcg cmdline cgroup cpu nproc date; do
+	check "saved file records $k" grep -Eq "^$k: .+" "$d/a.txt"
+done
+expect_eq "saved cmdline is /proc/cmdline" "$(sed -n 's/^cmdline: //p' "$d/a.txt")" \
+	"$(tr '\n\t' '  ' </proc/cmdline | sed 's/^ *//; s/ *$//')"
+expect_eq "saved metrics match the printed ones" \
+	"$(awk '$1 == "hmean" || $1 == "time" { print $1, $2, $3 }' "$d/a.txt")" \
+	"$(awk '$1 == "Hmean" || $1 == "Time" { print tolower($1), $2, $3 }' <<<"$run_out")"
+
+# --- --json run
+expect_exit "bench --json runs" 0 "$MEMCG_POLICY" --json bench --size 8M --iterations 2 --threads 2
+if command -v jq >/dev/null; then
+	expect_eq "--json: one result per thread count, with samples per iteration" \
+		"$(jq -c '[.results[] | [.threads, (.faults_per_cpu | length), (.faults_per_sec | length), (.hmean_faults_per_cpu > 0)]]' <<<"$OUT")" \
+		'[[2,2,2,true]]'
+	expect_eq "--json: records the kernel" "$(jq -r .kernel <<<"$OUT")" "$(uname -r)"
+fi
+
+# --- compare two saved runs
+expect_exit "second run" 0 "$MEMCG_POLICY" bench "${tiny[@]}" --save "$d/b.txt"
+expect_exit "--compare two runs" 0 "$MEMCG_POLICY" bench --compare "$d/a.txt" "$d/b.txt"
+cmp_out=$OUT
+# "n/a" where A is 0 and B is not (a time too short to register).
+line_re="^(Hmean|Time) [a-z/]+-[12] +$num \\(  0\\.00%\\) +$num \\(( *-?[0-9]+\\.[0-9]{2}%|    n/a)\\)\$"
+expect_eq "--compare: a line in mmtests' format for each of the 10 metrics" \
+	"$(grep -Ec "$line_re" <<<"$cmp_out")" 10
+expect_eq "--compare: nothing else but the A: and B: lines" \
+	"$(grep -Evc "$line_re" <<<"$cmp_out")" 2
+expect_eq "--compare: A line" "$(sed -n 1p <<<"$cmp_out")" \
+	"A: kernel $(uname -r), memcg $(sed -n 's/^memcg: //p' "$d/a.txt") ($d/a.txt)"
+expect_eq "--compare: B line" "$(sed -n 2p <<<"$cmp_out")" \
+	"B: kernel $(uname -r), memcg $(sed -n 's/^memcg: //p' "$d/b.txt") ($d/b.txt)"
+expect_eq "--compare: first column is A's values" \
+	"$(awk '/^(Hmean|Time) / { print $2, $3 }' <<<"$cmp_out")" \
+	"$(awk '$1 == "hmean" || $1 == "time" { print $2, $3 }' "$d/a.txt")"
+expect_eq "--compare: the first column's percentage is always 0.00%" \
+	"$(awk '/^(Hmean|Time) / { print $4 $5 }' <<<"$cmp_out" | sort -u)" "(0.00%)"
+
+expect_exit "--compare a run with itself" 0 "$MEMCG_POLICY" bench --compare "$d/a.txt" "$d/a.txt"
+expect_eq "--compare A A: B's percentages are 0.00% too" \
+	"$(grep -E "^Hmean" <<<"$OUT" | sed -E 's/.*\( *(-?[0-9.]+)%\)$/\1/' | sort -u)" "0.00"
+
+# Known values: the seed's own line, and the sign of the difference.
+cat >"$d/seed-a.txt" <<'EOF'
+memcg-policy-bench 1
+kernel: 4.0.0-vanilla
+memcg: on
+# a comment
+hmean faults/cpu-1 1509075.7561
+hmean faults/sec-1 1000.0000
+time elapsed-1 10.0000
+EOF
+cat >"$d/seed-b.txt" <<'EOF'
+memcg-policy-bench 1
+kernel: 4.0.0-nomemcg
+memcg: off
+hmean faults/cpu-1 1508934.4568
+hmean faults/sec-1 1100.0000
+EOF
+expect_exit "--compare known values" 0 "$MEMCG_POLICY" bench --compare "$d/seed-a.txt" "$d/seed-b.txt"
+expect_eq "--compare known values: exact output" "$OUT" "A: kernel 4.0.0-vanilla, memcg on ($d/seed-a.txt)
+B: kernel 4.0.0-nomemcg, memcg off ($d/seed-b.txt)
+Hmean faults/cpu-1   1509075.7561 (  0.00%)   1508934.4568 ( -0.01%)
+Hmean faults/sec-1      1000.0000 (  0.00%)      1100.0000 ( 10.00%)
+Time elapsed-1            10.0000 (  0.00%)              -"
+if command -v jq >/dev/null; then
+	expect_exit "--json --compare" 0 "$MEMCG_POLICY" --json bench --compare "$d/seed-a.txt" "$d/seed-b.txt"
+	expect_eq "--json --compare: values and differences" \
+		"$(jq -c '[.metrics[] | [.name, .a, .b, (if .diff_percent == null then null else (.diff_percent * 100 | round) end)]]' <<<"$OUT")" \
+		'[["faults/cpu-1",1509075.7561,1508934.4568,-1],["faults/sec-1",1000,1100,1000],["elapsed-1",10,null,null]]'
+fi
+
+# --- bad saved files: exit 3, "memcg-policy: FILE:LINE: message"
+printf 'memcg-policy-bench 1\nkernel: x\nmemcg: on\nhmean faults/cpu-1 fast\n' >"$d/bad-value.txt"
+expect_exit "--compare: bad value is exit 3" 3 "$MEMCG_POLICY" bench --compare "$d/bad-value.txt" "$d/a.txt"
+check "--compare: bad value names file and line" grep -Fq "memcg-policy: $d/bad-value.txt:4: " <<<"$ERR"
+expect_exit "--compare: bad B file is exit 3 too" 3 "$MEMCG_POLICY" bench --compare "$d/a.txt" "$d/bad-value.txt"
+check "--compare: bad B file named" grep -Fq "memcg-policy: $d/bad-value.txt:4: " <<<"$ERR"
+expect_eq "--compare: nothing printed for a bad file" "$OUT" ""
+
+printf 'kernel: x\nmemcg: on\n' >"$d/no-header.txt"
+expect_exit "--compare: file without the format line is exit 3" 3 "$MEMCG_POLICY" bench --compare "$d/no-header.txt" "$d/a.txt"
+check "--compare: missing format line reported at line 1" grep -Fq "memcg-policy: $d/no-header.txt:1: " <<<"$ERR"
+
+printf 'memcg-policy-bench 2\n' >"$d/v2.txt"
+expect_exit "--compare: unknown format version is exit 3" 3 "$MEMCG_POLICY" bench --compare "$d/v2.txt" "$d/a.txt"
+check "--compare: unknown version reported at line 1" grep -Fq "$d/v2.txt:1: unsupported format" <<<"$ERR"
+
+printf 'memcg-policy-bench 1\nkernel: x\nmemcg: on\n\nhmean faults/cpu-1 1.0\nhmean faults/cpu-1 2.0\n' >"$d/dup.txt"
+expect_exit "--compare: a metric given twice is exit 3" 3 "$MEMCG_POLICY" bench --compare "$d/dup.txt" "$d/a.txt"
+check "--compare: the duplicate's line is named" grep -Fq "$d/dup.txt:6: " <<<"$ERR"
+
+printf 'memcg-policy-bench 1\nmemcg: on\nhmean faults/cpu-1 1.0\n' >"$d/no-kernel.txt"
+expect_exit "--compare: a run without its kernel is exit 3" 3 "$MEMCG_POLICY" bench --compare "$d/no-kernel.txt" "$d/a.txt"
+check "--compare: missing kernel reported" grep -Fq "$d/no-kernel.txt:3: no 'kernel:' line" <<<"$ERR"
+
+printf 'memcg-policy-bench 1\nkernel: x\nmemcg: on\nhmean faults/cpu-1 1.0 2.0\n' >"$d/extra.txt"
+expect_exit "--compare: extra field is exit 3" 3 "$MEMCG_POLICY" bench --compare "$d/extra.txt" "$d/a.txt"
+check "--compare: extra field's line named" grep -Fq "$d/extra.txt:4: " <<<"$ERR"
+
+expect_exit "--compare: missing file is exit 3" 3 "$MEMCG_POLICY" bench --compare "$d/a.txt" "$d/nonexistent.txt"
+check "--compare: missing file named" grep -Fq "memcg-policy: $d/nonexistent.txt: " <<<"$ERR"
+expect_exit "--compare: a directory is exit 3" 3 "$MEMCG_POLICY" bench --compare "$d" "$d/a.txt"
+check "--compare: the directory is named" grep -Fq "memcg-policy: $d: " <<<"$ERR"
+
+# --- --save that cannot be written: exit 4, nothing left behind
+expect_exit "--save into a missing directory is exit 4" 4 "$MEMCG_POLICY" bench --size 8M --iterations 1 --threads 1 --save "$d/no/such/dir/x.txt"
+check "--save failure names the file" grep -Fq "$d/no/such/dir/x.txt" <<<"$ERR"
+
+# --- usage errors: exit 2
+bad_options=(
+	"--threads 0"
+	"--threads abc"
+	"--threads 1,1"
+	"--threads 1,,2"
+	"--threads 3-1"
+	"--threads 2000"
+	"--size 0"
+	"--size 12Q"
+	"--iterations 0"
+	"--iterations two"
+	"--bogus"
+	"unexpected-argument"
+	"--compare $d/a.txt"
+	"--compare $d/a.txt $d/b.txt --threads 1"
+	"--compare $d/a.txt $d/b.txt $d/a.txt"
+	"--save"
+)
+for o in "${bad_options[@]}"; do
+	# shellcheck disable=SC2086 # split on purpose
+	expect_exit "bad option is exit 2: bench $o" 2 "$MEMCG_POLICY" bench $o
+done
+expect_exit "bench refuses --root (it measures the running system)" 2 "$MEMCG_POLICY" --root "$d" bench "${tiny[@]}"
+check "--root refusal says why" grep -q "running system" <<<"$ERR"
+expect_exit "--compare works with --root (reads only its two files)" 0 "$MEMCG_POLICY" --root "$d" bench --compare "$d/a.txt" "$d/b.txt"
+expect_exit "bench --help" 0 "$MEMCG_POLICY" bench --help
+check "--help mentions --compare" grep -q -- "--compare A B" <<<"$OUT"
+
+# --- progress on a terminal only (script(1) gives it one)
+if command -v script >/dev/null; then
+	tty_out=$(script -qec "$(printf '%q ' "$MEMCG_POLICY" bench --size 8M --iterations 2 --threads 1) >/dev/null" /dev/null)
+	check "progress line on a terminal" grep -q "threads 1, iteration 2/2" <<<"$tty_out"
+	check "progress line cleared at the end" grep -Eq $'\r +\r$' <<<"$(tr -d '\n' <<<"$tty_out")"
+	tty_out=$(script -qec "$(printf '%q ' "$MEMCG_POLICY" -q bench --size 8M --iterations 2 --threads 1) >/dev/null" /dev/null)
+	expect_eq "no progress with -q" "$tty_out" ""
+fi
