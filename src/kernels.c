@@ -1,6 +1,7 @@
 /* kernels.c - the kernels of a root and the facts about each (kernels.h).
- * Every file is opened through rootfs.h; /proc is read only on the live
- * system, for the running kernel.
+ * Every file is opened through rootfs.h. The host's /proc is read only on
+ * the live system, for the running kernel (config.gz, kallsyms); with
+ * --root, /proc/self/fd only names our own descriptors.
  *
  * "Installed" (DESIGN section 3): lib/modules/VER or usr/lib/modules/VER
  * opens with libkmod, or boot/vmlinuz-VER is a file. kmod_new() alone
@@ -8,7 +9,12 @@
  * kmod_new() and kmod_load_resources() both succeed: the module indexes
  * depmod writes (modules.dep.bin, modules.alias.bin, ...) are there and
  * valid. A directory left behind by a removed kernel (a few stray DKMS
- * files, no indexes) therefore does not count. */
+ * files, no indexes) therefore does not count.
+ *
+ * Cost: /proc/kallsyms is formatted by the kernel as it is read; a
+ * distribution kernel's (120,000 lines, 5 MB) takes about 20 ms, ten times
+ * inflating /proc/config.gz. It is read once, for the running kernel only,
+ * and the reading stops at the first module symbol. */
 #include "kernels.h"
 #include "util.h"
 
@@ -50,6 +56,11 @@ static bool module_tree_opens(const struct root *r, const char *dir)
 		return false;
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (access(path, F_OK) < 0) {
+		/* no /proc (a bare chroot): the index libkmod needs first */
+		_cleanup_free_ char *dep = xasprintf("%s/modules.dep.bin", dir);
+		return root_is_reg(r, dep);
+	}
 	static const char *const no_config[] = { NULL }; /* never read the host's modprobe.d */
 	struct kmod_ctx *ctx = kmod_new(path, no_config);
 	if (!ctx)
