@@ -235,27 +235,32 @@ enum sym {
 	SYM_COUNT,
 };
 
-static const char *const sym_names[SYM_COUNT] = {
-	[SYM_CGROUPS] = "CGROUPS",
-	[SYM_MEMCG] = "MEMCG",
-	[SYM_CGROUP_MEM_RES_CTLR] = "CGROUP_MEM_RES_CTLR",
-	[SYM_MEMCG_DISABLED] = "MEMCG_DISABLED",
-	[SYM_CGROUP_MEM_RES_CTLR_DISABLED] = "CGROUP_MEM_RES_CTLR_DISABLED",
-	[SYM_MEMCG_DEFAULT_ENABLED] = "MEMCG_DEFAULT_ENABLED",
-	[SYM_MEMCG_V1] = "MEMCG_V1",
-	[SYM_CMDLINE] = "CMDLINE",
-	[SYM_CMDLINE_BOOL] = "CMDLINE_BOOL",
-	[SYM_CMDLINE_OVERRIDE] = "CMDLINE_OVERRIDE",
-	[SYM_CMDLINE_FORCE] = "CMDLINE_FORCE",
-	[SYM_CMDLINE_EXTEND] = "CMDLINE_EXTEND",
-	[SYM_CMDLINE_FROM_BOOTLOADER] = "CMDLINE_FROM_BOOTLOADER",
-	[SYM_CMDLINE_FALLBACK] = "CMDLINE_FALLBACK",
-	[SYM_BRCM_CHAR_DRIVERS] = "BRCM_CHAR_DRIVERS",
-	[SYM_BCM_VCIO] = "BCM_VCIO",
-	[SYM_USB_DWCOTG] = "USB_DWCOTG",
-	[SYM_X86] = "X86",
-	[SYM_OF] = "OF",
+#define SYM(id, name) [id] = { name, sizeof(name) - 1 }
+static const struct {
+	const char *name;
+	size_t len;
+} sym_names[SYM_COUNT] = {
+	SYM(SYM_CGROUPS, "CGROUPS"),
+	SYM(SYM_MEMCG, "MEMCG"),
+	SYM(SYM_CGROUP_MEM_RES_CTLR, "CGROUP_MEM_RES_CTLR"),
+	SYM(SYM_MEMCG_DISABLED, "MEMCG_DISABLED"),
+	SYM(SYM_CGROUP_MEM_RES_CTLR_DISABLED, "CGROUP_MEM_RES_CTLR_DISABLED"),
+	SYM(SYM_MEMCG_DEFAULT_ENABLED, "MEMCG_DEFAULT_ENABLED"),
+	SYM(SYM_MEMCG_V1, "MEMCG_V1"),
+	SYM(SYM_CMDLINE, "CMDLINE"),
+	SYM(SYM_CMDLINE_BOOL, "CMDLINE_BOOL"),
+	SYM(SYM_CMDLINE_OVERRIDE, "CMDLINE_OVERRIDE"),
+	SYM(SYM_CMDLINE_FORCE, "CMDLINE_FORCE"),
+	SYM(SYM_CMDLINE_EXTEND, "CMDLINE_EXTEND"),
+	SYM(SYM_CMDLINE_FROM_BOOTLOADER, "CMDLINE_FROM_BOOTLOADER"),
+	SYM(SYM_CMDLINE_FALLBACK, "CMDLINE_FALLBACK"),
+	SYM(SYM_BRCM_CHAR_DRIVERS, "BRCM_CHAR_DRIVERS"),
+	SYM(SYM_BCM_VCIO, "BCM_VCIO"),
+	SYM(SYM_USB_DWCOTG, "USB_DWCOTG"),
+	SYM(SYM_X86, "X86"),
+	SYM(SYM_OF, "OF"),
 };
+#undef SYM
 
 enum sym_state {
 	SYM_ABSENT,  /* no line names it */
@@ -285,8 +290,11 @@ static bool is_sym_char(char c)
 
 static int lookup_sym(const char *name, size_t len)
 {
+	/* every name we track starts with one of these */
+	if (!strchr("BCMOUX", name[0]))
+		return -1;
 	for (int i = 0; i < SYM_COUNT; i++)
-		if (strlen(sym_names[i]) == len && memcmp(sym_names[i], name, len) == 0)
+		if (sym_names[i].len == len && memcmp(sym_names[i].name, name, len) == 0)
 			return i;
 	return -1;
 }

@@ -58,7 +58,10 @@ int kconfig_inflate(const char *data, size_t len, size_t max, char **out, size_t
  * used for Raspberry Pi detection and the version; may be NULL.
  * Returns 0, or -EBADMSG if the text is not a kernel config (binary data,
  * no CONFIG_ line at all); *bad_line receives the 1-based line that showed it
- * (0 if not one line). */
+ * (0 if not one line). Every line must be blank, a comment, or
+ * CONFIG_NAME=VALUE (a quoted VALUE must be a whole Kconfig string); when a
+ * symbol is set twice the last line wins, as in Kconfig. bad_line may be
+ * NULL. */
 int kconfig_parse(const char *text, size_t len, const char *release,
 		  struct kconfig_facts *out, unsigned *bad_line);
 void kconfig_facts_free(struct kconfig_facts *f);
