@@ -336,8 +336,15 @@ static struct json_object *json_metadata(const struct bench_run *run, const char
 	struct json_object *o = json_object_new_object();
 	if (file)
 		json_object_object_add(o, "file", json_object_new_string(file));
-	for (size_t i = 0; i < run->keys.n; i++)
-		json_object_object_add(o, run->keys.v[i], json_object_new_string(run->values.v[i]));
+	for (size_t i = 0; i < run->keys.n; i++) {
+		const char *k = run->keys.v[i], *v = run->values.v[i];
+		/* Counts as numbers; everything else as recorded. */
+		char *end;
+		errno = 0;
+		long long n = strtoll(v, &end, 10);
+		bool number = (streq(k, "nproc") || streq(k, "size") || streq(k, "iterations")) && *v && !*end && !errno;
+		json_object_object_add(o, k, number ? json_object_new_int64(n) : json_object_new_string(v));
+	}
 	return o;
 }
 
