@@ -301,8 +301,21 @@ static int scan_symbol_file(const struct root *r, const char *path, bool need_re
 	return symbols_have_cgroup_enable(fd);
 }
 
+static bool symbols_when_irrelevant = true;
+
+void kernels_read_symbols_always(bool always) { symbols_when_irrelevant = always; }
+
 static void load_accepts_enable(const struct root *r, struct kernel *k)
 {
+	/* A mainline kernel runs with memcg on unless told cgroup_disable=,
+	 * which always wins: whether it also knows cgroup_enable= changes no
+	 * decision, so the symbol tables are not read for it unless asked. */
+	if (!symbols_when_irrelevant && !k->config_error && k->kc.family == FAMILY_MAINLINE &&
+	    k->kc.default_state == MEMCG_DEFAULT_ON) {
+		k->accepts_enable = k->kc.accepts_enable;
+		k->accepts_enable_source = "config (symbol tables not read: memcg is on by default)";
+		return;
+	}
 	if (r->live && k->running) {
 		int rc = scan_symbol_file(r, "/proc/kallsyms", false);
 		if (rc >= 0) {

@@ -40,6 +40,12 @@ struct kernel_list {
 int kernels_load(const struct root *r, const char *only, struct kernel_list *out);
 void kernels_free(struct kernel_list *l);
 
+/* By default the symbol tables (/proc/kallsyms, System.map) are read for
+ * every kernel. With false, they are skipped for mainline kernels whose
+ * memcg is on by default, where the answer changes no decision (reading
+ * /proc/kallsyms costs ten times inflating /proc/config.gz). */
+void kernels_read_symbols_always(bool always);
+
 /* The default kernel: `only` if given, else the newest installed, else the
  * running one; NULL if there is none. */
 struct kernel *kernels_default(struct kernel_list *l);
