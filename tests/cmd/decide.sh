@@ -212,25 +212,28 @@ check "search order: every file listed" grep -q '50-local.conf' <<<"$OUT"
 # ---- bad input ----
 root=$(mkroot)
 mkdir -p "$root/lib/modules/6.1.0-41-amd64"
+: >"$root/boot/vmlinuz-6.1.0-41-amd64"
 head -c 300 <(gzip -c "$CFG/debian12-amd64.config") >"$root/boot/config-6.1.0-41-amd64"
 expect_exit "truncated config.gz: exit 3" 3 "$MEMCG_POLICY" --root "$root" decide
 check "truncated config.gz: message names the file" grep -q "boot/config-6.1.0-41-amd64" <<<"$ERR"
 
 root=$(mkroot)
 mkdir -p "$root/lib/modules/6.1.0-41-amd64"
-head -c 4096 /dev/urandom | sed 's/^/x/' >"$root/boot/config-6.1.0-41-amd64"
+: >"$root/boot/vmlinuz-6.1.0-41-amd64"
 printf '\037\213garbage' >"$root/boot/config-6.1.0-41-amd64"
 expect_exit "corrupt gzip: exit 3" 3 "$MEMCG_POLICY" --root "$root" decide
 check "corrupt gzip: message names the file" grep -q "boot/config-6.1.0-41-amd64" <<<"$ERR"
 
 root=$(mkroot)
 mkdir -p "$root/lib/modules/6.1.0-41-amd64"
+: >"$root/boot/vmlinuz-6.1.0-41-amd64"
 printf 'hello world\nthis is not a config\n' >"$root/boot/config-6.1.0-41-amd64"
 expect_exit "not a config: exit 3" 3 "$MEMCG_POLICY" --root "$root" decide
 check "not a config: message names the file and line" grep -q "boot/config-6.1.0-41-amd64:1" <<<"$ERR"
 
 root=$(mkroot)
 mkdir -p "$root/lib/modules/6.1.0-41-amd64"
+: >"$root/boot/vmlinuz-6.1.0-41-amd64"
 expect_exit "missing config: exit 3" 3 "$MEMCG_POLICY" --root "$root" decide
 check "missing config: message names the kernel" grep -q "6.1.0-41-amd64" <<<"$ERR"
 
