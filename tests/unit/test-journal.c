@@ -1,0 +1,420 @@
+/* test-journal.c - the journal (journal.c): load of a missing journal,
+ * exact round trip of odd contents, the token bookkeeping of
+ * journal_record, corrupt journals, and the lock between two processes. */
+#include "journal.h"
+#include "rootfs.h"
+#include "util.h"
+#include "test.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static char *mktemp_dir(void)
+{
+	char tmpl[] = "/tmp/test-journal.XXXXXX";
+	char *d = mkdtemp(tmpl);
+	if (!d) {
+		perror("mkdtemp");
+		abort();
+	}
+	return xstrdup(d);
+}
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(p);
+	return 0;
+}
+
+static void rm_rf(const char *dir) { nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS); }
+
+static void put_bytes(const char *dir, const char *rel, const char *content, size_t len)
+{
+	_cleanup_free_ char *p = path_join(dir, rel);
+	for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		mkdir(p, 0755);
+		*s = '/';
+	}
+	FILE *f = fopen(p, "w");
+	if (!f)
+		abort();
+	fwrite(content, 1, len, f);
+	fclose(f);
+}
+
+static void put(const char *dir, const char *rel, const char *content)
+{
+	put_bytes(dir, rel, content, strlen(content));
+}
+
+static int saved_stderr = -1;
+static char err_path[64];
+
+static void err_begin(void)
+{
+	snprintf(err_path, sizeof(err_path), "/tmp/test-journal-err.%d", (int)getpid());
+	fflush(stderr);
+	saved_stderr = dup(2);
+	int fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	dup2(fd, 2);
+	close(fd);
+}
+
+static char *err_end(void)
+{
+	fflush(stderr);
+	dup2(saved_stderr, 2);
+	close(saved_stderr);
+	char *s = NULL;
+	struct root r;
+	if (root_open(&r, "/") == 0) {
+		if (root_read_file(&r, err_path, 1 << 20, &s, NULL) < 0)
+			s = NULL;
+		root_close(&r);
+	}
+	unlink(err_path);
+	return s ? s : xstrdup("");
+}
+
+static struct strv toks(const char *a, const char *b)
+{
+	struct strv sv = {0};
+	if (a)
+		strv_pushdup(&sv, a);
+	if (b)
+		strv_pushdup(&sv, b);
+	return sv;
+}
+
+static bool bytes_eq(const char *a, size_t alen, const char *b, size_t blen)
+{
+	return a && b && alen == blen && memcmp(a, b, alen) == 0;
+}
+
+/* ---- tests ------------------------------------------------------------- */
+
+TEST(journal_missing_is_empty)
+{
+	_cleanup_free_ char *dir = mktemp_dir();
+	struct root r;
+	CHECK_INT(root_open(&r, dir), 0);
+	struct journal j;
+	CHECK_INT(journal_load(&r, &j), 0);
+	CHECK_INT(j.n, 0);
+	size_t len;
+	_cleanup_free_ char *text = journal_serialize(&j, &len);
+	CHECK_INT(len, strlen(text));
+	CHECK(endswith(text, "\n"));
+	CHECK(strstr(text, "\"version\": 1") != NULL);
+	journal_free(&j);
+	root_close(&r);
+	rm_rf(dir);
+}
+
+TEST(journal_round_trip)
+{
+	_cleanup_free_ char *dir = mktemp_dir();
+	struct root r;
+	CHECK_INT(root_open(&r, dir), 0);
+	struct journal j = {0};
+	/* contents with quotes, backslashes, tabs, a control byte, a non-UTF-8
+	 * byte and a NUL must come back byte for byte */
+	static const char orig[] = "title \"A\"\\\toptions root=/dev/sda1 \x01\xff\n\0tail";
+	size_t orig_len = sizeof(orig) - 1;
+	const char *written = "title \"A\"\\\toptions root=/dev/sda1 cgroup_disable=memory\n";
+	struct strv add = toks("cgroup_disable=memory", NULL), rem = toks("cgroup_enable=memory", NULL);
+	journal_record(&j, "/boot/loader/entries/a.conf", "6.1.0-13-amd64", true, orig, orig_len, written,
+		       strlen(written), &add, &rem);
+	journal_record(&j, "/etc/kernel/cmdline", NULL, false, NULL, 0, "root=/dev/sda1 x\n", 17, &add, NULL);
+	strv_free(&add);
+	strv_free(&rem);
+	CHECK_INT(j.n, 2);
+
+	size_t len;
+	_cleanup_free_ char *text = journal_serialize(&j, &len);
+	CHECK(endswith(text, "\n"));
+	CHECK(strstr(text, "\"/boot/loader/entries/a.conf\"") != NULL); /* no "\/" */
+	CHECK(strstr(text, "\"kernel\": null") != NULL);
+	/* the files are listed by path */
+	CHECK(strstr(text, "/boot/loader") < strstr(text, "/etc/kernel/cmdline"));
+	put_bytes(dir, JOURNAL_PATH, text, len);
+
+	struct journal k;
+	CHECK_INT(journal_load(&r, &k), 0);
+	CHECK_INT(k.n, 2);
+	struct journal_entry *e = journal_find(&k, "/boot/loader/entries/a.conf");
+	CHECK(e != NULL);
+	if (e) {
+		CHECK_STR(e->kernel, "6.1.0-13-amd64");
+		CHECK(e->had_original);
+		CHECK(bytes_eq(e->original, e->original_len, orig, orig_len));
+		CHECK(bytes_eq(e->written, e->written_len, written, strlen(written)));
+		CHECK_INT(e->added.n, 1);
+		CHECK_INT(e->removed.n, 1);
+		CHECK_STR(e->removed.n ? e->removed.v[0] : NULL, "cgroup_enable=memory");
+	}
+	e = journal_find(&k, "/etc/kernel/cmdline");
+	CHECK(e != NULL);
+	if (e) {
+		CHECK(e->kernel == NULL);
+		CHECK(!e->had_original);
+		CHECK(e->original == NULL);
+		CHECK(bytes_eq(e->written, e->written_len, "root=/dev/sda1 x\n", 17));
+	}
+	/* the same journal serializes to the same bytes */
+	size_t len2;
+	_cleanup_free_ char *text2 = journal_serialize(&k, &len2);
+	CHECK(bytes_eq(text, len, text2, len2));
+	journal_free(&k);
+	journal_free(&j);
+	root_close(&r);
+	rm_rf(dir);
+}
+
+TEST(journal_record_semantics)
+{
+	struct journal j = {0};
+	const char *p = "/boot/cmdline.txt";
+	struct strv add = toks("cgroup_enable=memory", NULL), rem = toks("cgroup_disable=memory", NULL);
+	/* run 1 (on): admin's cgroup_disable=memory removed, ours added */
+	journal_record(&j, p, NULL, true, "quiet cgroup_disable=memory\n", 28, "quiet cgroup_enable=memory\n", 27, &add,
+		       &rem);
+	strv_free(&add);
+	strv_free(&rem);
+	/* run 2 (off): ours taken out again, the admin's token put back */
+	add = toks("cgroup_disable=memory", NULL);
+	rem = toks("cgroup_enable=memory", NULL);
+	journal_record(&j, p, NULL, true, "quiet cgroup_enable=memory\n", 27, "quiet cgroup_disable=memory x\n", 30,
+		       &add, &rem);
+	strv_free(&add);
+	strv_free(&rem);
+	struct journal_entry *e = journal_find(&j, p);
+	CHECK(e != NULL);
+	if (e) {
+		/* the first original is kept, written is the last */
+		CHECK(bytes_eq(e->original, e->original_len, "quiet cgroup_disable=memory\n", 28));
+		CHECK(bytes_eq(e->written, e->written_len, "quiet cgroup_disable=memory x\n", 30));
+		/* the tool's own token left `added` and did not enter `removed`;
+		 * the admin's token came back and left `removed` */
+		CHECK_INT(e->added.n, 0);
+		CHECK_INT(e->removed.n, 0);
+	}
+
+	/* tokens accumulate without duplicates */
+	add = toks("cgroup_disable=memory", "foo=1");
+	journal_record(&j, p, NULL, true, "", 0, "y\n", 2, &add, NULL);
+	journal_record(&j, p, NULL, true, "", 0, "z\n", 2, &add, NULL);
+	strv_free(&add);
+	e = journal_find(&j, p);
+	CHECK(e && e->added.n == 2);
+
+	/* back to the original bytes: nothing left to revert */
+	journal_record(&j, p, NULL, true, "z\n", 2, "quiet cgroup_disable=memory\n", 28, NULL, NULL);
+	CHECK(journal_find(&j, p) == NULL);
+	CHECK_INT(j.n, 0);
+
+	/* a file the tool created and then deleted is forgotten too */
+	journal_record(&j, "/etc/kernel/cmdline", NULL, false, NULL, 0, "root=x\n", 7, NULL, NULL);
+	CHECK_INT(j.n, 1);
+	journal_record(&j, "/etc/kernel/cmdline", NULL, true, "root=x\n", 7, NULL, 0, NULL, NULL);
+	CHECK_INT(j.n, 0);
+
+	/* forget and find */
+	journal_record(&j, "/a", "1.0", true, "a", 1, "b", 1, NULL, NULL);
+	journal_record(&j, "/b", "2.0", true, "a", 1, "c", 1, NULL, NULL);
+	journal_record(&j, "/c", NULL, true, "a", 1, "d", 1, NULL, NULL);
+	journal_forget(&j, "/b");
+	CHECK_INT(j.n, 2);
+	CHECK(journal_find(&j, "/b") == NULL);
+	CHECK(journal_find(&j, "/c") != NULL && journal_find(&j, "/a") != NULL);
+	CHECK_STR(journal_find(&j, "/a") ? journal_find(&j, "/a")->kernel : NULL, "1.0");
+	journal_free(&j);
+}
+
+static const char *const corrupt[] = {
+	"not json",
+	"",
+	"{\"version\": 1, \"files\": []} trailing",
+	"[1, 2]",
+	"{\"version\": 2, \"files\": []}",
+	"{\"version\": \"1\", \"files\": []}",
+	"{\"version\": 1, \"files\": {}}",
+	"{\"version\": 1, \"files\": [{\"had_original\": false, \"written\": \"x\"}]}",
+	"{\"version\": 1, \"files\": [{\"path\": \"rel\", \"had_original\": false, \"written\": \"x\"}]}",
+	"{\"version\": 1, \"files\": [{\"path\": \"/a\", \"had_original\": true, \"written\": \"x\"}]}",
+	"{\"version\": 1, \"files\": [{\"path\": \"/a\", \"had_original\": false, \"written\": \"x\", \"added\": [1]}]}",
+	"{\"version\": 1, \"files\": [{\"path\": \"/a\", \"had_original\": false, \"written\": \"x\"},"
+	" {\"path\": \"/a\", \"had_original\": false, \"written\": \"y\"}]}",
+	"{\"version\": 1, \"files\": [{\"path\": \"/a\", \"had_original\": false, \"written\": \"x\"",
+};
+
+TEST(journal_corrupt)
+{
+	_cleanup_free_ char *dir = mktemp_dir();
+	struct root r;
+	CHECK_INT(root_open(&r, dir), 0);
+	_cleanup_free_ char *disp = path_join(dir, JOURNAL_PATH);
+	_cleanup_free_ char *want = xasprintf("memcg-policy: %s: corrupt journal", disp);
+	for (size_t i = 0; i < ARRAY_SIZE(corrupt); i++) {
+		put(dir, JOURNAL_PATH, corrupt[i]);
+		struct journal j;
+		err_begin();
+		int ret = journal_load(&r, &j);
+		_cleanup_free_ char *msg = err_end();
+		if (ret != -EXIT_BADINPUT)
+			printf("  journal %zu (%s) gave %d\n", i, corrupt[i], ret);
+		CHECK_INT(ret, -EXIT_BADINPUT);
+		CHECK(strstr(msg, want) != NULL);
+		CHECK_INT(j.n, 0);
+		journal_free(&j);
+	}
+	/* a valid one with an unknown key and trailing whitespace loads */
+	put(dir, JOURNAL_PATH,
+	    "{\"version\": 1, \"later\": true, \"files\": [{\"path\": \"/a\", \"had_original\": false,"
+	    " \"written\": \"x\"}]}\n\n");
+	struct journal j;
+	CHECK_INT(journal_load(&r, &j), 0);
+	CHECK_INT(j.n, 1);
+	journal_free(&j);
+	/* a directory where the journal should be */
+	_cleanup_free_ char *jp = path_join(dir, JOURNAL_PATH);
+	unlink(jp);
+	mkdir(jp, 0755);
+	err_begin();
+	int ret = journal_load(&r, &j);
+	free(err_end());
+	CHECK_INT(ret, -EXIT_BADINPUT);
+	root_close(&r);
+	rm_rf(dir);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A child holds the lock for a while; the parent says it waits, once, and
+ * gets the lock when the child is gone. */
+static void lock_contended(int verbosity, bool expect_message)
+{
+	_cleanup_free_ char *dir = mktemp_dir();
+	struct root r;
+	CHECK_INT(root_open(&r, dir), 0);
+	int sync_pipe[2];
+	CHECK_INT(pipe(sync_pipe), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(sync_pipe[0]);
+		int fd = lock_take(&r);
+		if (fd < 0)
+			_exit(1);
+		char c = 'x';
+		if (write(sync_pipe[1], &c, 1) != 1)
+			_exit(2);
+		usleep(300 * 1000);
+		_exit(0);
+	}
+	close(sync_pipe[1]);
+	char c;
+	CHECK_INT(read(sync_pipe[0], &c, 1), 1);
+	close(sync_pipe[0]);
+	int saved = log_verbosity;
+	log_verbosity = verbosity;
+	double t0 = now();
+	err_begin();
+	int fd = lock_take(&r);
+	_cleanup_free_ char *msg = err_end();
+	double waited = now() - t0;
+	log_verbosity = saved;
+	CHECK(fd >= 0);
+	/* the lock is only ours once the child let it go (it holds it 300 ms) */
+	CHECK(waited > 0.2);
+	int status = 0;
+	CHECK_INT(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	_cleanup_free_ char *disp = path_join(dir, "/run/memcg-policy.lock");
+	_cleanup_free_ char *want =
+		xasprintf("memcg-policy: waiting for the lock held by another memcg-policy (%s)\n", disp);
+	if (expect_message)
+		CHECK_STR(msg, want);
+	else
+		CHECK_STR(msg, "");
+	if (fd >= 0)
+		close(fd);
+	root_close(&r);
+	rm_rf(dir);
+}
+
+TEST(lock_waits_for_holder) { lock_contended(0, true); }
+TEST(lock_waits_quietly_with_q) { lock_contended(-1, false); }
+
+TEST(lock_creates_run)
+{
+	_cleanup_free_ char *dir = mktemp_dir();
+	struct root r;
+	CHECK_INT(root_open(&r, dir), 0);
+	err_begin();
+	int fd = lock_take(&r);
+	_cleanup_free_ char *msg = err_end();
+	CHECK(fd >= 0);
+	CHECK_STR(msg, ""); /* nobody else holds it: no message */
+	_cleanup_free_ char *lp = path_join(dir, "run/memcg-policy.lock");
+	struct stat st;
+	CHECK_INT(lstat(lp, &st), 0);
+	CHECK(S_ISREG(st.st_mode));
+	CHECK_INT(st.st_mode & 07777, 0600);
+	/* taken again through another descriptor in the same process: the
+	 * first holds it, so a non-blocking attempt fails */
+	int fd2 = open(lp, O_RDWR | O_CLOEXEC);
+	CHECK(fd2 >= 0);
+	CHECK(flock(fd2, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK);
+	close(fd2);
+	if (fd >= 0)
+		close(fd);
+
+	/* a symlinked /run inside an image stays inside it */
+	_cleanup_free_ char *dir2 = mktemp_dir();
+	_cleanup_free_ char *outside = mktemp_dir();
+	_cleanup_free_ char *run2 = path_join(dir2, "run");
+	CHECK_INT(symlink(outside, run2), 0);
+	_cleanup_free_ char *inner = path_join(dir2, outside);
+	for (char *s = strchr(inner + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		mkdir(inner, 0755);
+		*s = '/';
+	}
+	mkdir(inner, 0755);
+	struct root r2;
+	CHECK_INT(root_open(&r2, dir2), 0);
+	fd = lock_take(&r2);
+	CHECK(fd >= 0);
+	_cleanup_free_ char *host_lock = path_join(outside, "memcg-policy.lock");
+	_cleanup_free_ char *img_lock = path_join(inner, "memcg-policy.lock");
+	CHECK(access(host_lock, F_OK) < 0);
+	CHECK(access(img_lock, F_OK) == 0);
+	if (fd >= 0)
+		close(fd);
+	root_close(&r2);
+	root_close(&r);
+	rm_rf(dir);
+	rm_rf(dir2);
+	rm_rf(outside);
+}
+
+TEST_MAIN(T(journal_missing_is_empty), T(journal_round_trip), T(journal_record_semantics), T(journal_corrupt),
+	  T(lock_creates_run), T(lock_waits_for_holder), T(lock_waits_quietly_with_q))
