@@ -338,12 +338,11 @@ int root_mkdir_p(const struct root *r, const char *path, mode_t mode)
 	char *slash = strrchr(parent, '/');
 	if (!slash)
 		return -EINVAL;
-	const char *name = slash + 1;
+	_cleanup_free_ char *base = xstrdup(slash + 1);
 	if (slash == parent)
 		parent[1] = '\0';
 	else
 		*slash = '\0';
-	_cleanup_free_ char *base = xstrdup(name);
 	if (!*base)
 		return -EINVAL;
 	if (!streq(parent, "/")) {
