@@ -1,0 +1,451 @@
+/* slot-bls.c - Boot Loader Specification Type #1 entries
+ * ($BOOT/loader/entries/NAME.conf) and UKIs ($BOOT/EFI/Linux/NAME.efi).
+ *
+ * An entry is "KEY VALUE" lines (whitespace between them, '#' comments).
+ * Its kernel sees all its options lines joined with one space, so tokens
+ * are removed from every options line, and new ones are added to the last
+ * options line (or to the first one holding a bare "--", before it),
+ * unless the joined line already has them. Every other byte of the file
+ * stays as it was. */
+#include "cmdline.h"
+#include "slot-kinds.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <strings.h>
+
+struct bls_line {
+	size_t start, end;    /* the line, without its '\n' */
+	bool options;
+	bool sep;             /* whitespace between "options" and its value */
+	size_t vstart, vend;  /* the value (may end with whitespace or '\r') */
+};
+
+static bool bls_ws(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static bool any_ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+}
+
+static size_t bls_parse(const char *text, size_t len, struct bls_line **out)
+{
+	size_t n = 0, cap = 0;
+	struct bls_line *v = NULL;
+	size_t start = 0;
+	while (start < len) {
+		const char *nl = memchr(text + start, '\n', len - start);
+		size_t end = nl ? (size_t)(nl - text) : len;
+		struct bls_line L = { .start = start, .end = end };
+		size_t k = start;
+		while (k < end && bls_ws(text[k]))
+			k++;
+		size_t key = k;
+		while (k < end && !any_ws(text[k]))
+			k++;
+		if (k - key == 7 && memcmp(text + key, "options", 7) == 0) {
+			L.options = true;
+			L.sep = k < end && bls_ws(text[k]);
+			while (k < end && bls_ws(text[k]))
+				k++;
+			L.vstart = k;
+			L.vend = end;
+		}
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			v = xrealloc(v, cap * sizeof(*v));
+		}
+		v[n++] = L;
+		start = nl ? end + 1 : len;
+	}
+	*out = v;
+	return n;
+}
+
+/* The value of the last line with this key (trimmed), NULL if none. */
+static char *bls_value(const char *text, size_t len, const char *key)
+{
+	_cleanup_free_ struct bls_line *lines = NULL;
+	size_t n = bls_parse(text, len, &lines);
+	size_t klen = strlen(key);
+	char *found = NULL;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = lines[i].start, end = lines[i].end;
+		while (k < end && bls_ws(text[k]))
+			k++;
+		if (end - k <= klen || memcmp(text + k, key, klen) != 0 || !bls_ws(text[k + klen]))
+			continue;
+		k += klen;
+		while (k < end && any_ws(text[k]))
+			k++;
+		while (end > k && any_ws(text[end - 1]))
+			end--;
+		free(found);
+		found = xstrndup(text + k, end - k);
+	}
+	return found;
+}
+
+/* The trimmed value of an options line. */
+static void trimmed(const char *text, const struct bls_line *L, size_t *s, size_t *e)
+{
+	*s = L->vstart;
+	*e = L->vend;
+	while (*e > *s && any_ws(text[*e - 1]))
+		(*e)--;
+}
+
+static char *options_joined(const char *text, size_t len)
+{
+	_cleanup_free_ struct bls_line *lines = NULL;
+	size_t n = bls_parse(text, len, &lines);
+	struct strbuf sb = {0};
+	sb_append(&sb, "");
+	bool first = true;
+	for (size_t i = 0; i < n; i++) {
+		if (!lines[i].options)
+			continue;
+		size_t s, e;
+		trimmed(text, &lines[i], &s, &e);
+		if (!first)
+			sb_appendc(&sb, ' ');
+		sb_appendn(&sb, text + s, e - s);
+		first = false;
+	}
+	return sb_take(&sb);
+}
+
+char *bls_slot_cmdline(const struct slot *s)
+{
+	if (!s->content)
+		return NULL;
+	return options_joined(s->content, s->len);
+}
+
+static bool starts_digit(const char *s)
+{
+	return isdigit((unsigned char)s[0]);
+}
+
+/* Kernel releases start with a digit and have a dot ("6.9.7-200.fc40");
+ * machine ids and "0-rescue-ID" do not. */
+static bool looks_like_release(const char *s)
+{
+	return starts_digit(s) && strchr(s, '.') != NULL;
+}
+
+char *bls_version_from_linux(const char *path)
+{
+	static const char *const prefixes[] = { "vmlinuz-", "vmlinux-", "bzImage-", "zImage-", "Image-",
+						"uImage-", "kernel-",  "linux-" };
+	static const char *const names[] = { "linux", "vmlinuz", "vmlinux", "bzImage", "zImage", "Image", "kernel" };
+	if (!path)
+		return NULL;
+	_cleanup_free_ char *p = xstrdup(path);
+	size_t l = strlen(p);
+	while (l > 0 && p[l - 1] == '/')
+		p[--l] = '\0';
+	char *slash = strrchr(p, '/');
+	char *base = slash ? slash + 1 : p;
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (startswith(base, prefixes[i]) && looks_like_release(base + strlen(prefixes[i])))
+			return xstrdup(base + strlen(prefixes[i]));
+	if (!slash)
+		return NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		if (!streq(base, names[i]))
+			continue;
+		*slash = '\0';
+		char *dir = strrchr(p, '/');
+		dir = dir ? dir + 1 : p;
+		if (looks_like_release(dir))
+			return xstrdup(dir);
+		return NULL;
+	}
+	return NULL;
+}
+
+/* The release an UKI's file name carries ("TOKEN-6.8.1-200.fc40.x86_64.efi"),
+ * NULL if none. */
+static char *uki_version(const char *name)
+{
+	size_t l = strlen(name) - 4; /* ".efi" */
+	for (size_t i = 0; i + 1 < l; i++)
+		if (name[i] == '-' && starts_digit(name + i + 1))
+			return xstrndup(name + i + 1, l - i - 1);
+	return NULL;
+}
+
+#define UKI_NOTE "the command line is inside the UKI's .cmdline section: rebuild it " \
+		 "(e.g. with ukify or kernel-install) with /etc/kernel/cmdline"
+
+static int entry_slot(const struct root *r, const struct policy *p, const char *path, struct slot_list *l)
+{
+	char *text;
+	size_t len;
+	int e = slot_read_text(r, path, &text, &len);
+	if (e < 0)
+		return e;
+	if (!text) {
+		_cleanup_free_ char *disp = root_display(r, path);
+		report_warn("%s: dangling symbolic link, skipped", disp);
+		return 0;
+	}
+	struct slot *s = slot_list_add(l, SLOT_BLS, path);
+	s->exists = true;
+	s->content = text;
+	s->len = len;
+
+	_cleanup_free_ char *version = bls_value(text, len, "version");
+	_cleanup_free_ char *linux_path = bls_value(text, len, "linux");
+	_cleanup_free_ char *uki = bls_value(text, len, "uki");
+	_cleanup_free_ char *efi = bls_value(text, len, "efi");
+	if (version && *version)
+		s->kernel = TAKE_PTR(version);
+	else
+		s->kernel = bls_version_from_linux(linux_path);
+
+	_cleanup_free_ char *joined = options_joined(text, len);
+	char *off = p ? slot_policy_off(p, p->systemd_boot, &p->systemd_boot_origin, "systemd-boot") : NULL;
+	if (off) {
+		s->unmanaged = true;
+		s->note = off;
+	} else if (strstr(joined, "$kernelopts")) {
+		s->unmanaged = true;
+		s->note = xstrdup("options use $kernelopts: grubenv is the slot");
+	} else if (!linux_path && uki) {
+		s->unmanaged = true;
+		s->note = xstrdup(UKI_NOTE);
+	} else if (!linux_path) {
+		s->unmanaged = true;
+		s->note = xasprintf("no linux line: %s", efi ? "an EFI program, not a kernel" : "not a kernel entry");
+	}
+	return 0;
+}
+
+static bool is_efi_name(const char *name)
+{
+	size_t l = strlen(name);
+	return name[0] != '.' && l > 4 && strcasecmp(name + l - 4, ".efi") == 0;
+}
+
+int bls_slots_find(const struct root *r, const struct policy *p, const struct boot_dirs *b, struct slot_list *l)
+{
+	for (size_t d = 0; d < b->n; d++) {
+		const struct boot_dir *bd = &b->v[d];
+		if (bd->has_entries) {
+			_cleanup_free_ char *dir = path_join(bd->path, "loader/entries");
+			char **names;
+			int n = root_list_dir(r, dir, ".conf", &names);
+			if (n < 0) {
+				_cleanup_free_ char *disp = root_display(r, dir);
+				return report(EXIT_SYSTEM, "%s: cannot list: %s", disp, strerror(-n));
+			}
+			int e = 0;
+			for (int i = 0; i < n && e >= 0; i++) {
+				if (names[i][0] == '.')
+					continue;
+				_cleanup_free_ char *path = path_join(dir, names[i]);
+				e = entry_slot(r, p, path, l);
+			}
+			names_free(names, n);
+			if (e < 0)
+				return e;
+		}
+		if (bd->has_ukis) {
+			_cleanup_free_ char *dir = path_join(bd->path, "EFI/Linux");
+			char **names;
+			int n = root_list_dir(r, dir, NULL, &names);
+			if (n < 0) {
+				_cleanup_free_ char *disp = root_display(r, dir);
+				return report(EXIT_SYSTEM, "%s: cannot list: %s", disp, strerror(-n));
+			}
+			for (int i = 0; i < n; i++) {
+				if (!is_efi_name(names[i]))
+					continue;
+				_cleanup_free_ char *path = path_join(dir, names[i]);
+				if (!root_is_reg(r, path))
+					continue;
+				struct slot *s = slot_list_add(l, SLOT_UKI, path);
+				s->exists = true;
+				s->unmanaged = true;
+				s->kernel = uki_version(names[i]);
+				s->note = xstrdup(UKI_NOTE);
+			}
+			names_free(names, n);
+		}
+	}
+	return 0;
+}
+
+/* ---- editing ---- */
+
+struct bls_edit {
+	char **val;    /* edited value of each options line */
+	size_t *vlen;
+	size_t n;
+};
+
+static char *edit_joined(void *ctx)
+{
+	const struct bls_edit *be = ctx;
+	struct strbuf sb = {0};
+	sb_append(&sb, "");
+	for (size_t i = 0; i < be->n; i++) {
+		if (i)
+			sb_appendc(&sb, ' ');
+		sb_appendn(&sb, be->val[i], be->vlen[i]);
+	}
+	return sb_take(&sb);
+}
+
+static bool line_has_dashdash(const char *s, size_t len)
+{
+	struct cmdline c;
+	cmdline_split(s, len, &c);
+	bool r = c.has_dashdash;
+	cmdline_free(&c);
+	return r;
+}
+
+char *bls_slot_edit(const struct slot *s, const struct decision *d, struct strv *added, struct strv *removed,
+		    size_t *new_len)
+{
+	const char *text = s->content ? s->content : "";
+	size_t len = s->content ? s->len : 0;
+	_cleanup_free_ struct bls_line *lines = NULL;
+	size_t n = bls_parse(text, len, &lines);
+
+	size_t nopt = 0;
+	for (size_t i = 0; i < n; i++)
+		nopt += lines[i].options;
+	/* one more value for a new options line, used when there is none */
+	struct bls_edit be = {
+		.val = xcalloc(nopt + 1, sizeof(char *)),
+		.vlen = xcalloc(nopt + 1, sizeof(size_t)),
+		.n = nopt ? nopt : 1,
+	};
+	size_t *line_of = xcalloc(nopt + 1, sizeof(size_t));
+
+	/* removal in every options line up to the one that ends the
+	 * kernel's parameters: after a "--" everything belongs to init */
+	size_t k = 0, target = SIZE_MAX;
+	bool init_args = false;
+	for (size_t i = 0; i < n; i++) {
+		if (!lines[i].options)
+			continue;
+		const char *v = text + lines[i].vstart;
+		size_t vl = lines[i].vend - lines[i].vstart;
+		if (init_args)
+			be.val[k] = xstrndup(v, vl);
+		else
+			be.val[k] = cmdline_edit(v, vl, &d->remove, NULL, removed);
+		be.vlen[k] = strlen(be.val[k]);
+		if (!init_args && line_has_dashdash(be.val[k], be.vlen[k])) {
+			init_args = true;
+			target = k;
+		}
+		line_of[k++] = i;
+	}
+	if (nopt == 0) {
+		be.val[0] = xstrdup("");
+		be.vlen[0] = 0;
+		target = 0;
+	} else if (target == SIZE_MAX) {
+		target = nopt - 1;
+	}
+	add_tokens(&be.val[target], &be.vlen[target], &d->add, edit_joined, &be, added);
+
+	/* rebuild: every byte outside the options values as it was */
+	struct strbuf sb = {0};
+	sb_append(&sb, "");
+	size_t pos = 0;
+	for (k = 0; k < nopt; k++) {
+		const struct bls_line *L = &lines[line_of[k]];
+		sb_appendn(&sb, text + pos, L->vstart - pos);
+		if (!L->sep && be.vlen[k] > 0)
+			sb_appendc(&sb, ' ');
+		sb_appendn(&sb, be.val[k], be.vlen[k]);
+		pos = L->vend;
+	}
+	sb_appendn(&sb, text + pos, len - pos);
+	if (nopt == 0 && be.vlen[0] > 0) {
+		bool crlf = len >= 2 && memmem(text, len, "\r\n", 2) != NULL;
+		const char *nl = crlf ? "\r\n" : "\n";
+		if (len > 0 && text[len - 1] != '\n')
+			sb_append(&sb, nl);
+		sb_append(&sb, "options ");
+		sb_appendn(&sb, be.val[0], be.vlen[0]);
+		sb_append(&sb, nl);
+	}
+	for (k = 0; k < nopt + 1; k++)
+		free(be.val[k]);
+	free(be.val);
+	free(be.vlen);
+	free(line_of);
+	*new_len = sb.len;
+	return sb_take(&sb);
+}
+
+/* ---- the line /etc/kernel/cmdline starts from ---- */
+
+static bool entry_usable_for_base(const struct slot *s)
+{
+	if (s->kind != SLOT_BLS || !s->content)
+		return false;
+	_cleanup_free_ char *linux_path = bls_value(s->content, s->len, "linux");
+	_cleanup_free_ char *joined = options_joined(s->content, s->len);
+	return linux_path && !strstr(joined, "$kernelopts");
+}
+
+char *bls_base_cmdline(const struct slot_list *l, const char *default_kernel, const char **from_path)
+{
+	const struct slot *from = NULL;
+	for (int pass = 0; pass < 2 && !from; pass++)
+		for (size_t i = 0; i < l->n && !from; i++) {
+			const struct slot *s = &l->v[i];
+			bool match = pass == 0 ? (s->kernel && default_kernel && streq(s->kernel, default_kernel))
+					       : s->kernel == NULL;
+			if (match && entry_usable_for_base(s))
+				from = s;
+		}
+	if (!from)
+		return NULL;
+	if (from_path)
+		*from_path = from->path;
+	_cleanup_free_ char *joined = options_joined(from->content, from->len);
+	struct cmdline c;
+	cmdline_split(joined, strlen(joined), &c);
+	struct strbuf sb = {0};
+	sb_append(&sb, "");
+	bool has_root = false;
+	static const char *const drop[] = { "initrd", "BOOT_IMAGE", "systemd.machine_id" };
+	for (size_t i = 0; i < c.n; i++) {
+		_cleanup_free_ char *name = cmdline_token_name(&c, i);
+		_cleanup_free_ char *value = cmdline_token_value(&c, i);
+		bool dropped = false;
+		if (i < c.n_kernel) {
+			for (size_t j = 0; j < ARRAY_SIZE(drop); j++)
+				if (param_name_eq(name, strlen(name), drop[j], strlen(drop[j])))
+					dropped = true;
+			if (streq(name, "root") && value && *value)
+				has_root = true;
+		}
+		if (dropped)
+			continue;
+		if (sb.len)
+			sb_appendc(&sb, ' ');
+		sb_appendn(&sb, joined + c.tok[i].start, c.tok[i].len);
+	}
+	cmdline_free(&c);
+	if (!has_root || sb.len == 0) {
+		sb_free(&sb);
+		return NULL;
+	}
+	return sb_take(&sb);
+}

@@ -1,0 +1,284 @@
+/* slot.c - finding the slots of a root and dispatching their edits by
+ * kind, see slot.h. The kinds live in slot-bls.c, slot-kcmdline.c,
+ * slot-rpi.c and (GRUB) slot-grub.c. */
+#include "slot.h"
+#include "cmdline.h"
+#include "find-boot.h"
+#include "grub.h"
+#include "slot-kinds.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+/* The GRUB slots are built in slot-grub.c; until it is linked in these
+ * references stay NULL and the root simply has no GRUB slots. */
+#pragma weak grub_slots_find
+#pragma weak grub_slot_edit
+
+static const char *const kind_names[] = {
+	[SLOT_BLS] = "bls",
+	[SLOT_KERNEL_CMDLINE] = "kernel-cmdline",
+	[SLOT_RPI] = "rpi",
+	[SLOT_RPI_EXTRA] = "rpi-extra",
+	[SLOT_GRUB_DROPIN] = "grub-dropin",
+	[SLOT_GRUB_DEFAULT] = "grub-default",
+	[SLOT_GRUB_CFG] = "grub-cfg",
+	[SLOT_GRUBENV] = "grubenv",
+	[SLOT_UKI] = "uki",
+};
+
+const char *slot_kind_name(enum slot_kind k)
+{
+	if ((size_t)k < ARRAY_SIZE(kind_names) && kind_names[k])
+		return kind_names[k];
+	return "unknown";
+}
+
+const char *slot_state_name(enum slot_state s)
+{
+	switch (s) {
+	case SLOT_IN_SYNC: return "in-sync";
+	case SLOT_DRIFT: return "drift";
+	case SLOT_MISSING: return "missing";
+	case SLOT_UNMANAGED: return "unmanaged";
+	}
+	return "unknown";
+}
+
+struct slot *slot_list_add(struct slot_list *l, enum slot_kind kind, const char *path)
+{
+	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	struct slot *s = &l->v[l->n++];
+	memset(s, 0, sizeof(*s));
+	s->kind = kind;
+	s->path = xstrdup(path);
+	s->mode = 0644;
+	return s;
+}
+
+static void slot_free(struct slot *s)
+{
+	free(s->path);
+	free(s->kernel);
+	free(s->content);
+	free(s->note);
+}
+
+void slots_free(struct slot_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		slot_free(&l->v[i]);
+	free(l->v);
+	free(l->boot_dir);
+	strv_free(&l->rejected);
+	memset(l, 0, sizeof(*l));
+}
+
+char *slot_policy_off(const struct policy *p, enum tristate t, const struct origin *o, const char *key)
+{
+	if (!p || t != TRI_NO)
+		return NULL;
+	if (o && o->file)
+		return xasprintf("bootloaders: %s = no (%s:%u)", key, o->file, o->line);
+	return xasprintf("bootloaders: %s = no", key);
+}
+
+int slot_read_text(const struct root *r, const char *path, char **out, size_t *len)
+{
+	_cleanup_free_ char *disp = root_display(r, path);
+	*out = NULL;
+	*len = 0;
+	struct stat st;
+	int e = root_stat(r, path, &st);
+	if (e == -ENOENT)
+		return 0;
+	if (e < 0)
+		return report(EXIT_SYSTEM, "%s: %s", disp, strerror(-e));
+	if (!S_ISREG(st.st_mode))
+		return report(EXIT_BADINPUT, "%s: not a regular file", disp);
+	char *text;
+	size_t n;
+	e = root_read_file(r, path, MAX_INPUT_FILE, &text, &n);
+	if (e == -EFBIG)
+		return report(EXIT_BADINPUT, "%s: larger than %u bytes", disp, MAX_INPUT_FILE);
+	if (e == -EINVAL || e == -EISDIR)
+		return report(EXIT_BADINPUT, "%s: not a regular file", disp);
+	if (e < 0)
+		return report(EXIT_SYSTEM, "%s: cannot read: %s", disp, strerror(-e));
+	unsigned line = 1;
+	size_t start = 0;
+	for (size_t i = 0; i <= n; i++) {
+		if (i < n && text[i] == '\0') {
+			free(text);
+			return report(EXIT_BADINPUT, "%s:%u: NUL byte", disp, line);
+		}
+		if (i == n || text[i] == '\n') {
+			if (i - start > MAX_BOOT_LINE) {
+				free(text);
+				return report(EXIT_BADINPUT, "%s:%u: line longer than %u bytes", disp, line,
+					      MAX_BOOT_LINE);
+			}
+			line++;
+			start = i + 1;
+		}
+	}
+	*out = text;
+	*len = n;
+	return 0;
+}
+
+int slots_find(const struct root *r, const struct policy *p, const char *default_kernel, struct slot_list *out)
+{
+	memset(out, 0, sizeof(*out));
+	bool trust = !r->live || trust_boot_env() || (p && p->systemd_boot == TRI_YES);
+	struct boot_dirs b;
+	find_boot_dirs(r, trust, &b, &out->rejected);
+	for (size_t i = 0; i < b.n; i++)
+		if (b.v[i].has_entries) {
+			out->boot_dir = xstrdup(b.v[i].path);
+			break;
+		}
+	if (!out->boot_dir && b.n)
+		out->boot_dir = xstrdup(b.v[0].path);
+
+	int e = bls_slots_find(r, p, &b, out);
+	boot_dirs_free(&b);
+	if (e >= 0)
+		e = kcmdline_slots_find(r, p, default_kernel, out);
+	if (e >= 0)
+		e = rpi_slots_find(r, p, out);
+	if (e >= 0 && grub_slots_find)
+		e = grub_slots_find(r, p, out);
+	if (e < 0) {
+		slots_free(out);
+		return e;
+	}
+	return 0;
+}
+
+static char *copy_unchanged(const struct slot *s, size_t *new_len)
+{
+	*new_len = s->content ? s->len : 0;
+	char *c = xmalloc(*new_len + 1);
+	if (*new_len)
+		memcpy(c, s->content, *new_len);
+	c[*new_len] = '\0';
+	return c;
+}
+
+char *slot_edit(const struct slot *s, const struct decision *d, struct strv *added, struct strv *removed,
+		size_t *new_len)
+{
+	size_t dummy;
+	if (!new_len)
+		new_len = &dummy;
+	switch (s->kind) {
+	case SLOT_BLS:
+	case SLOT_KERNEL_CMDLINE:
+	case SLOT_RPI:
+	case SLOT_RPI_EXTRA:
+		if (s->unmanaged)
+			return NULL;
+		if (!d || d->keep)
+			return copy_unchanged(s, new_len);
+		if (s->kind == SLOT_BLS)
+			return bls_slot_edit(s, d, added, removed, new_len);
+		return line_slot_edit(s, d, added, removed, new_len);
+	case SLOT_GRUB_DROPIN:
+	case SLOT_GRUB_DEFAULT:
+	case SLOT_GRUBENV:
+		if (grub_slot_edit)
+			return grub_slot_edit(s, d, added, removed, new_len);
+		return NULL;
+	case SLOT_GRUB_CFG:
+	case SLOT_UKI:
+		return NULL;
+	}
+	return NULL;
+}
+
+char *slot_cmdline(const struct slot *s)
+{
+	switch (s->kind) {
+	case SLOT_BLS:
+		return bls_slot_cmdline(s);
+	case SLOT_KERNEL_CMDLINE:
+	case SLOT_RPI:
+	case SLOT_RPI_EXTRA:
+		return line_slot_cmdline(s);
+	default:
+		return NULL;
+	}
+}
+
+/* ---- files that hold one command line ---- */
+
+static bool is_ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+char *line_slot_cmdline(const struct slot *s)
+{
+	if (!s->content)
+		return NULL;
+	struct strbuf sb = {0};
+	sb_append(&sb, "");
+	size_t i = 0, n = s->len;
+	while (i < n && is_ws(s->content[i]))
+		i++;
+	while (n > i && is_ws(s->content[n - 1]))
+		n--;
+	for (; i < n; i++)
+		sb_appendc(&sb, s->content[i] == '\n' ? ' ' : s->content[i]);
+	return sb_take(&sb);
+}
+
+void add_tokens(char **text, size_t *len, const struct strv *add, joined_fn joined, void *ctx, struct strv *added)
+{
+	for (size_t i = 0; i < add->n; i++) {
+		_cleanup_free_ char *line = joined ? joined(ctx) : NULL;
+		struct cmdline c;
+		if (line)
+			cmdline_split(line, strlen(line), &c);
+		else
+			cmdline_split(*text, *len, &c);
+		bool present = cmdline_has_arg(&c, add->v[i]);
+		cmdline_free(&c);
+		if (present)
+			continue;
+		struct strv one = {0};
+		strv_pushdup(&one, add->v[i]);
+		char *n = cmdline_edit(*text, *len, NULL, &one, NULL);
+		strv_free(&one);
+		size_t nlen = strlen(n);
+		if (nlen == *len && memcmp(n, *text, nlen) == 0) {
+			free(n);
+			continue; /* not a token that can be added */
+		}
+		if (added)
+			strv_pushdup(added, add->v[i]);
+		free(*text);
+		*text = n;
+		*len = nlen;
+	}
+}
+
+char *line_slot_edit(const struct slot *s, const struct decision *d, struct strv *added, struct strv *removed,
+		     size_t *new_len)
+{
+	const char *old = s->content ? s->content : "";
+	size_t old_len = s->content ? s->len : 0;
+	char *text = cmdline_edit(old, old_len, &d->remove, NULL, removed);
+	size_t len = strlen(text);
+	add_tokens(&text, &len, &d->add, NULL, NULL, added);
+	/* an empty (or new) file gets a line with its line break */
+	if (old_len == 0 && len > 0) {
+		text = xrealloc(text, len + 2);
+		text[len++] = '\n';
+		text[len] = '\0';
+	}
+	*new_len = len;
+	return text;
+}
