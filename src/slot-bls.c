@@ -175,9 +175,14 @@ char *bls_version_from_linux(const char *path)
 static char *uki_version(const char *name)
 {
 	size_t l = strlen(name) - 4; /* ".efi" */
-	for (size_t i = 0; i + 1 < l; i++)
-		if (name[i] == '-' && starts_digit(name + i + 1))
-			return xstrndup(name + i + 1, l - i - 1);
+	for (size_t i = 0; i + 1 < l; i++) {
+		if (name[i] != '-' || !starts_digit(name + i + 1))
+			continue;
+		char *v = xstrndup(name + i + 1, l - i - 1);
+		if (looks_like_release(v))
+			return v;
+		free(v);
+	}
 	return NULL;
 }
 

@@ -261,6 +261,7 @@ TEST(xbootldr_discovery)
 	const struct slot *u = by_path(&l, "/efi/EFI/Linux/" SDB_MID "-6.8.9-300.fc40.x86_64.efi");
 	CHECK(u && u->kind == SLOT_UKI && u->unmanaged && u->exists);
 	if (u) {
+		CHECK_STR(u->kernel, "6.8.9-300.fc40.x86_64");
 		CHECK(u->note && strstr(u->note, ".cmdline section") && strstr(u->note, "/etc/kernel/cmdline"));
 		CHECK(slot_edit(u, NULL, NULL, NULL, NULL) == NULL);
 		CHECK(slot_cmdline(u) == NULL);
@@ -695,6 +696,9 @@ TEST(bls_edit_cases)
 	/* odd spacing, comments and blank lines survive */
 	check_edit(SLOT_BLS, "# c\n\n  options   a\t\tb   \n#options x\n\n", &off,
 		   "# c\n\n  options   a\t\tb cgroup_disable=memory   \n#options x\n\n", "cgroup_disable=memory", NULL);
+	/* CRLF lines keep their line ends */
+	check_edit(SLOT_BLS, "title x\r\noptions a\r\n", &off, "title x\r\noptions a cgroup_disable=memory\r\n",
+		   "cgroup_disable=memory", NULL);
 	/* a bare options key */
 	check_edit(SLOT_BLS, "options\n", &off, "options cgroup_disable=memory\n", "cgroup_disable=memory", NULL);
 	/* optionsX is another key */
