@@ -25,12 +25,16 @@
 #define LOCK_DIR "/run"
 #define LOCK_PATH "/run/memcg-policy.lock"
 
+_Noreturn static void json_oom(void)
+{
+	fputs("memcg-policy: out of memory\n", stderr);
+	abort();
+}
+
 static json_object *jchk(json_object *o)
 {
-	if (!o) {
-		fputs("memcg-policy: out of memory\n", stderr);
-		abort();
-	}
+	if (!o)
+		json_oom();
 	return o;
 }
 
@@ -197,7 +201,7 @@ char *journal_serialize(const struct journal *j, size_t *len)
 	const char *s = json_object_to_json_string_length(
 		root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE, &slen);
 	if (!s)
-		jchk(NULL);
+		json_oom();
 	char *out = xmalloc(slen + 2);
 	memcpy(out, s, slen);
 	out[slen] = '\n';
@@ -321,7 +325,7 @@ int journal_load(const struct root *r, struct journal *j)
 
 	json_tokener *tok = json_tokener_new();
 	if (!tok)
-		jchk(NULL);
+		json_oom();
 	json_object *root = json_tokener_parse_ex(tok, text, (int)len);
 	bool ok = root && json_tokener_get_error(tok) == json_tokener_success;
 	size_t end = ok ? json_tokener_get_parse_end(tok) : 0;

@@ -31,6 +31,10 @@
  * /proc is needed and nothing outside the root is ever touched. A dangling
  * link gets its target created (inside the root).
  *
+ * Owner and mode: the old file's, set on the temp file before the rename
+ * (owner first, then mode, so set-id bits survive); on vfat/exfat, which
+ * keep no owner, an EPERM from fchown/fchmod is not an error.
+ *
  * Other rules: a file whose content already equals the new content is not
  * written (no temp file, no step); a target that is not a regular file is
  * bad input (-EXIT_BADINPUT "PATH: not a regular file") and nothing is
