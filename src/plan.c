@@ -82,8 +82,10 @@ static void plan_slot(const struct evaluation *ev, struct slot *s, struct slot_c
 		return;
 	}
 	if (!s->exists) {
-		c->changed = s->create;
-		c->state = s->create ? SLOT_MISSING : SLOT_IN_SYNC;
+		/* created only to carry something: a keep decision, or one
+		 * that adds nothing, creates no file */
+		c->changed = s->create && c->added.n > 0;
+		c->state = c->changed ? SLOT_MISSING : SLOT_IN_SYNC;
 		return;
 	}
 	c->changed = c->new_len != s->len || memcmp(c->new_content, s->content, s->len) != 0;
