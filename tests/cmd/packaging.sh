@@ -21,7 +21,8 @@ set_eq() {
 }
 # The roff source of one section (.Sh NAME) of a man page.
 man_section() { awk -v s=".Sh $2" '$0 == s { on = 1; next } /^\.Sh / { on = 0 } on' "$1"; }
-man_long_opts() { grep -oE 'Fl -[a-z][a-z0-9-]*' | sed 's/^Fl //' | sort -u; }
+# mdoc: "Fl -root" is --root
+man_long_opts() { grep -oE 'Fl -[a-z][a-z0-9-]*' | sed 's/^Fl /-/' | sort -u; }
 man_short_opts() { grep -oE '(^|[ ])Fl [a-zA-Z]( |$)' | sed -E 's/^ ?Fl ([a-zA-Z]) ?$/-\1/' | sort -u; }
 help_long_opts() { grep -oE -- '--[a-z][a-z0-9-]*' | sort -u; }
 help_short_opts() { grep -oE -- '(^|[][ ,|])-[a-zA-Z]([],| |]|$)' | sed -E 's/^.?(-[a-zA-Z]).?$/\1/' | sort -u; }
@@ -182,7 +183,9 @@ if [ -f "$BC" ]; then
 			# options of the command: its args in --help, and its own --help
 			want=$(printf '%s\n' "$main_help" | sed -n '/^Commands:/,/^$/p' | grep -E "^  $c( |$)" | help_long_opts)
 			if o=$("$MEMCG_POLICY" --root "$empty_root" "$c" --help 2>/dev/null); then
-				want=$(printf '%s\n%s\n' "$want" "$(printf '%s\n' "$o" | help_long_opts)")
+				# its usage lines and option lines, not the prose
+				want=$(printf '%s\n%s\n' "$want" "$(printf '%s\n' "$o" |
+					grep -E '^[[:space:]]*(Usage:|-|[^[:space:]]*memcg-policy )' | help_long_opts)")
 			fi
 			[ "$c" = set ] && args=(set on --) || args=("$c" --)
 			set_eq "completion: options of $c" "$(complete_words memcg-policy "${args[@]}")" "$want"
