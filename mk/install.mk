@@ -25,6 +25,8 @@
 #   $(BASHCOMPDIR)/memcg-policy                          bash completion
 #
 # The hooks get the installed path of the program (@SBINDIR@ replaced).
+# Give the same directories to the build: the binary knows where the GRUB
+# drop-in is installed (mk/grub.mk compiles $(DATADIR) into slot-grub.o).
 
 KERNEL_POSTINST_DIR ?= $(SYSCONFDIR)/kernel/postinst.d
 GRUB_DROPIN_DIR     ?= $(SYSCONFDIR)/default/grub.d

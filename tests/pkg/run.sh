@@ -140,6 +140,8 @@ dpkg-deb -x "$DEB" "$W/x"
 expect_eq ".deb: hooks run /usr/sbin/memcg-policy" \
 	"$(grep -h '^memcg_policy=' "$W/x/usr/lib/kernel/install.d/95-memcg-policy.install" "$W/x/etc/kernel/postinst.d/50-memcg-policy")" \
 	"$(printf 'memcg_policy=/usr/sbin/memcg-policy\nmemcg_policy=/usr/sbin/memcg-policy')"
+check ".deb: the binary sources the drop-in from /usr/share, where the package puts it" sh -c \
+	"grep -qF /usr/share/memcg-policy/99-memcg-policy.cfg '$W/x/usr/sbin/memcg-policy' && ! grep -qF /usr/local/share '$W/x/usr/sbin/memcg-policy'"
 check ".deb: the binary is hardened (BIND_NOW, PIE)" sh -c \
 	"readelf -d '$W/x/usr/sbin/memcg-policy' | grep -q 'BIND_NOW' && readelf -h '$W/x/usr/sbin/memcg-policy' | grep -q 'DYN'"
 
@@ -380,4 +382,10 @@ expect_eq "rpm: files" "$rfiles" "$(printf '%s\n' /etc/memcg-policy.conf /usr/li
 	/usr/sbin/memcg-policy /usr/share/bash-completion/completions/memcg-policy /usr/share/man/man5/memcg-policy.conf.5 \
 	/usr/share/man/man8/memcg-policy.8 /usr/share/memcg-policy /usr/share/memcg-policy/99-memcg-policy.cfg | sort)"
 expect_eq "rpm: config files" "$(rpm -qcp "$RPM" 2>/dev/null)" "/etc/memcg-policy.conf"
+mkdir -p "$W/rx"
+(cd "$W/rx" && rpm2cpio "$RPM" | cpio -idm --quiet)
+check "rpm: the binary sources the drop-in from /usr/share, where the package puts it" \
+	grep -qF /usr/share/memcg-policy/99-memcg-policy.cfg "$W/rx/usr/sbin/memcg-policy"
+expect_eq "rpm: the plugin runs /usr/sbin/memcg-policy" \
+	"$(grep '^memcg_policy=' "$W/rx/usr/lib/kernel/install.d/95-memcg-policy.install")" "memcg_policy=/usr/sbin/memcg-policy"
 finish
