@@ -123,6 +123,7 @@ want_files="-rwxr-xr-x /etc/kernel/postinst.d/50-memcg-policy
 -rw-r--r-- /usr/share/doc/memcg-policy/README.md
 -rw-r--r-- /usr/share/doc/memcg-policy/changelog.Debian.gz
 -rw-r--r-- /usr/share/doc/memcg-policy/copyright
+-rw-r--r-- /usr/share/lintian/overrides/memcg-policy
 -rw-r--r-- /usr/share/man/man5/memcg-policy.conf.5.gz
 -rw-r--r-- /usr/share/man/man8/memcg-policy.8.gz
 -rw-r--r-- /usr/share/memcg-policy/99-memcg-policy.cfg"
