@@ -43,7 +43,11 @@ prereq_reasons() {
 			[ -r /usr/lib/grub/x86_64-efi/linux.mod ] || echo "/usr/lib/grub/x86_64-efi not found (package grub-efi-amd64-bin)"
 			[ -r "$OVMF_CODE" ] || echo "$OVMF_CODE not found (package ovmf)"
 		fi
-		if [ ! -e /dev/loop-control ]; then echo "/dev/loop-control missing: no loop devices"; fi
+		if [ ! -e /dev/loop-control ]; then
+			echo "/dev/loop-control missing: no loop devices"
+		elif [ "$(id -u)" -eq 0 ] && ! losetup -f >/dev/null 2>&1; then
+			echo "no free loop device (losetup -f)"
+		fi
 		;;
 	esac
 }
@@ -246,7 +250,7 @@ boot_guest() {
 			kill "$pid" 2>/dev/null
 			break
 		fi
-		sleep 0.5
+		sleep 0.2
 	done
 	wait "$pid"
 	rc=$?

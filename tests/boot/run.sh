@@ -26,7 +26,7 @@ OVMF_VARS=${OVMF_VARS:-/usr/share/OVMF/OVMF_VARS_4M.fd}
 DROPIN="$TOP/grub.d/99-memcg-policy.cfg"
 PREREQ_FAILED=0
 
-# shellcheck source=lib.sh
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$HERE/lib.sh"
 
 # ------------------------------------------------------------------ cases
@@ -75,7 +75,7 @@ slot_of() {
 make_root() {
 	local fam=$1 admin=$2 root=$3 c=$4
 	[ "$admin" != - ] || admin=
-	mkdir -p "$root/etc" "$root/boot" || return 1
+	mkdir -p "$root/etc" "$root/boot" "$root/run" "$root/var/lib" || return 1
 	cp /etc/os-release "$root/etc/os-release" &&
 		cp "$KERNEL" "$root/boot/vmlinuz-$KVER" &&
 		cp "$KCONFIG" "$root/boot/config-$KVER" &&
@@ -109,7 +109,7 @@ make_root() {
 			# /boot/grub/grub.cfg.
 			GRUB_DEFAULT=0
 			GRUB_TIMEOUT=0
-			GRUB_DISTRIBUTOR=\`( . /etc/os-release; echo \${NAME:-Debian} ) 2> /dev/null || echo Debian\`
+			GRUB_DISTRIBUTOR=\`lsb_release -i -s 2> /dev/null || echo Debian\`
 			GRUB_CMDLINE_LINUX_DEFAULT="boottest.default=1"
 			GRUB_CMDLINE_LINUX="console=ttyS0 panic=-1 boottest.keep=1${admin:+ $admin}"
 			GRUB_TERMINAL="serial console"
@@ -221,7 +221,8 @@ prepare_root() {
 			;;
 		esac
 		tool "$c" --root "$root" "${popt[@]}" revert || return 1
-		# Back to the original bytes (the journal and the lock may stay).
+		# Back to the original bytes; the lock (/run/memcg-policy.lock)
+		# and the journal (/var/lib/memcg-policy/) may stay.
 		if ! diff -r --no-dereference -x memcg-policy -x memcg-policy.lock \
 			"$c/root.orig" "$root" >"$c/revert.diff" 2>&1; then
 			echo "revert did not give back the original files:" >&2
@@ -338,7 +339,9 @@ evaluate() {
 	echo "FAIL: $name (expected memory $expect, observed $observed)$t"
 	printf '    %s\n' "${why[@]}"
 	if [ -f "$log" ]; then
-		echo "    /proc/cmdline: $(report_field "$log" CMDLINE)"
+		local seen
+		seen=$(report_field "$log" CMDLINE)
+		[ -z "$seen" ] || echo "    /proc/cmdline: $seen"
 		echo "    last lines of $log:"
 		tr -d '\r' <"$log" | sed 's/\x1b\[[0-9;?=]*[A-Za-z]//g; s/\x1bc//g' | grep -v '^[[:space:]]*$' |
 			tail -n 8 | sed 's/^/      /'
@@ -389,6 +392,7 @@ LOOPS_FILE="$WORK/loops"
 # Prerequisites, per family; a missing one fails every case of the family.
 declare -A famfail=()
 for fam in direct sdboot grub-bios grub-efi; do
+	printf '%s\n' "${selected[@]}" | grep -q "^$fam-" || continue
 	reasons=$(prereq_reasons "$fam" | sort -u)
 	if [ -n "$reasons" ]; then
 		famfail[$fam]=$reasons
