@@ -1,7 +1,10 @@
 /* context.c - on-demand loading of what the commands share */
 #include "context.h"
 
+#include <stdio.h>
 #include <unistd.h>
+
+#include <json-c/json.h>
 
 #include "util.h"
 
@@ -52,4 +55,12 @@ void context_free(struct context *ctx)
 		close(ctx->lock_fd);
 	ctx->lock_fd = -1;
 	root_close(&ctx->root);
+}
+
+void print_json(struct json_object *obj)
+{
+	fputs(json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+							   JSON_C_TO_STRING_NOSLASHESCAPE),
+	      stdout);
+	fputc('\n', stdout);
 }

@@ -63,14 +63,6 @@ static void close_stdout(void)
 	}
 }
 
-void print_json(struct json_object *obj)
-{
-	fputs(json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-							   JSON_C_TO_STRING_NOSLASHESCAPE),
-	      stdout);
-	fputc('\n', stdout);
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
