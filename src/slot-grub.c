@@ -1059,21 +1059,23 @@ int grub_after_commit(const struct root *r, const struct policy *p, const struct
 	if (e < 0 || !regen)
 		return e < 0 ? e : 0;
 
-	enum tristate want = p ? p->regenerate : TRI_AUTO;
-	if (no_regenerate || want == TRI_NO) {
-		log_verbose("GRUB menu not regenerated (%s)", no_regenerate ? "--no-regenerate" : "regenerate = no");
-		return 0;
-	}
-	if (want == TRI_AUTO && !r->live) {
-		report_warn("GRUB menu not regenerated in %s: run update-grub (or grub-mkconfig -o) inside it, or set "
-			    "regenerate = yes in [bootloaders]",
-			    r->path);
-		return 0;
-	}
 	struct regen g;
 	find_regen(r, &g);
 	if (!g.tool) {
 		log_verbose("no GRUB menu with a grub-mkconfig to regenerate it: nothing regenerated");
+		regen_free(&g);
+		return 0;
+	}
+	enum tristate want = p ? p->regenerate : TRI_AUTO;
+	if (no_regenerate || want == TRI_NO || (want == TRI_AUTO && !r->live)) {
+		_cleanup_free_ char *how = regen_text(&g);
+		if (no_regenerate || want == TRI_NO)
+			log_verbose("GRUB menu not regenerated (%s): run %s", no_regenerate ? "--no-regenerate" : "regenerate = no",
+				    how);
+		else
+			report_warn("GRUB menu not regenerated in %s (--root): run %s inside it, or set regenerate = yes in "
+				    "[bootloaders]",
+				    r->path, how);
 		regen_free(&g);
 		return 0;
 	}
