@@ -6,7 +6,11 @@
 set -u
 build=${1:?usage: tests/run.sh BUILD-DIR}
 top=$(cd "$(dirname "$0")/.." && pwd)
-build=$(cd "$top/$build" 2>/dev/null && pwd || cd "$build" && pwd)
+case $build in
+/*) ;;
+*) build="$top/$build" ;;
+esac
+build=$(cd "$build" && pwd) || exit 2
 export MEMCG_POLICY="$build/memcg-policy"
 export TOP="$top"
 export LC_ALL=C
