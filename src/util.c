@@ -20,7 +20,7 @@ void closep(int *fd)
 	}
 }
 
-static void *oom(void)
+__attribute__((noreturn)) static void oom(void)
 {
 	fputs("memcg-policy: out of memory\n", stderr);
 	abort();
@@ -29,31 +29,41 @@ static void *oom(void)
 void *xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);
-	return p ? p : oom();
+	if (!p)
+		oom();
+	return p;
 }
 
 void *xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size ? size : 1);
-	return p ? p : oom();
+	if (!p)
+		oom();
+	return p;
 }
 
 void *xrealloc(void *p, size_t n)
 {
 	void *q = realloc(p, n ? n : 1);
-	return q ? q : oom();
+	if (!q)
+		oom();
+	return q;
 }
 
 char *xstrdup(const char *s)
 {
 	char *p = strdup(s);
-	return p ? p : oom();
+	if (!p)
+		oom();
+	return p;
 }
 
 char *xstrndup(const char *s, size_t n)
 {
 	char *p = strndup(s, n);
-	return p ? p : oom();
+	if (!p)
+		oom();
+	return p;
 }
 
 char *xasprintf(const char *fmt, ...)
@@ -63,7 +73,9 @@ char *xasprintf(const char *fmt, ...)
 	va_start(ap, fmt);
 	int r = vasprintf(&p, fmt, ap);
 	va_end(ap);
-	return r < 0 ? oom() : p;
+	if (r < 0)
+		oom();
+	return p;
 }
 
 static void sb_grow(struct strbuf *sb, size_t extra)
