@@ -400,7 +400,13 @@ if have make; then
 	printf '#!/bin/sh\necho stub\n' >"$stub/memcg-policy"
 	chmod 0755 "$stub/memcg-policy"
 	# the real build is not needed here: a stand-in binary, marked up to date
-	mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$TOP" -o "$stub/memcg-policy" BUILD="$stub" DESTDIR="$stage/d" "$@"; }
+	# (a make running this test, as in a package build, exports its
+	# command-line directories: unset them so that the defaults are tested)
+	mk() {
+		env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u PREFIX -u SBINDIR -u DATADIR -u MANDIR -u SYSCONFDIR \
+			-u LIBDIR_KERNEL -u BASHCOMPDIR -u KERNEL_POSTINST_DIR -u GRUB_DROPIN_DIR -u DESTDIR \
+			make -s -C "$TOP" -o "$stub/memcg-policy" BUILD="$stub" DESTDIR="$stage/d" "$@"
+	}
 	expect_exit "make install PREFIX=/usr: exit 0" 0 mk install PREFIX=/usr
 	files=$(cd "$stage/d" && find . \( -type f -o -type l \) -printf '%m %p\n' | sort -k2)
 	want="755 ./etc/kernel/postinst.d/50-memcg-policy
