@@ -1048,10 +1048,14 @@ int grub_after_commit(const struct root *r, const struct policy *p, const struct
 		}
 		struct journal_entry *je = journal_find(&j, s->path);
 		if (!je || !je->written) {
-			e = report(EXIT_SYSTEM, "%s: no kernelopts value journaled for it", s->path);
-			break;
+			/* nothing of ours to set (revert already put the
+			 * original back and dropped the journal) */
+			log_verbose("%s: no kernelopts value journaled: not set", s->path);
+			continue;
 		}
 		_cleanup_free_ char *value = xstrndup(je->written, je->written_len);
+		if (s->content && streq(s->content, value))
+			continue; /* already so */
 		e = editenv_set(r, s->path, value, ran_tools);
 	}
 	if (journal_loaded)

@@ -1,0 +1,658 @@
+#!/bin/bash
+# GRUB (issue 4) with Debian's real GRUB scripts.
+#
+# How the menus are generated, and why:
+#   grub-mkconfig cannot be pointed at a fixture root: it hardcodes
+#   /etc/default/grub, /etc/default/grub.d/*.cfg and /etc/grub.d, and its
+#   10_linux finds kernels by globbing /boot/vmlinuz-* and /vmlinuz-*. So each
+#   generation runs in a private mount namespace (unshare -m; -r as well when
+#   not root) where the fixture's /boot and /etc/default are bind-mounted over
+#   the host's (nothing of the host changes; the namespace dies with the
+#   command). Two generators, both real:
+#   mkconfig  the real /usr/sbin/grub-mkconfig -o /boot/grub/grub.cfg, with
+#             all of /etc/grub.d. It probes the devices of / and /boot with
+#             grub-probe; where that fails (a container whose / is an
+#             overlay), these runs are reported as SKIP (not counted), and
+#   10_linux  the real /etc/grub.d/10_linux run alone with the environment
+#             grub-mkconfig gives it: the variables grub-mkconfig sets first,
+#             then the fixture's /etc/default/grub and /etc/default/grub.d/*.cfg
+#             sourced in that order with `set -e`, exactly as grub-mkconfig's
+#             loop does, then the same exports. It needs no device probing, so
+#             it runs everywhere the namespace works.
+#   The drop-in calls `memcg-policy` from PATH, without --root: a wrapper named
+#   memcg-policy first in PATH adds --root ROOT and logs each call.
+#   Where /etc/default/grub sources the drop-in from $(DATADIR) (GRUB without
+#   drop-in support), an overlay mount adds memcg-policy/99-memcg-policy.cfg to
+#   that directory inside the namespace.
+#
+# Every generated linux line, recovery entries included, must carry exactly
+# the decided tokens (each added token once, no removed item) with all other
+# arguments as in the menu generated before apply; check must agree; a second
+# apply changes nothing; revert gives back the original bytes and the menu
+# generated after it is the original menu, byte for byte.
+# shellcheck disable=SC2016 # single-quoted $ are meant literally here
+# shellcheck source=../lib.sh disable=SC1091
+. "$TOP/tests/lib.sh"
+G="$FIX/grub"
+CFG="$FIX/configs"
+DROPIN="$TOP/grub.d/99-memcg-policy.cfg"
+
+# ---- the namespace ----
+NS=(unshare -m --propagation private)
+[ "$(id -u)" -eq 0 ] || NS+=(-r)
+have_ns=false
+if "${NS[@]}" true 2>/dev/null; then have_ns=true; fi
+have_grub=false
+if [ -x /usr/sbin/grub-mkconfig ] && [ -x /etc/grub.d/10_linux ] && [ -f /usr/share/grub/grub-mkconfig_lib ]; then
+	have_grub=true
+fi
+have_probe=false
+if $have_grub && /usr/sbin/grub-probe --target=device / >/dev/null 2>&1 &&
+	/usr/sbin/grub-probe --target=device /boot >/dev/null 2>&1; then
+	have_probe=true
+fi
+skip() { echo "SKIP: $1"; }
+
+W=$(mkroot) # wrappers and logs
+mkdir -p "$W/bin"
+
+# wrapper ROOT: memcg-policy with --root ROOT, logging its arguments
+wrapper() {
+	cat >"$W/bin/memcg-policy" <<EOF
+#!/bin/sh
+printf '%s\n' "\$*" >>"$W/calls.log"
+exec "$MEMCG_POLICY" --root "$1" "\$@"
+EOF
+	chmod 0755 "$W/bin/memcg-policy"
+	: >"$W/calls.log"
+}
+
+# gen_menu ROOT mkconfig|10_linux OUT [MENU]: generate a menu as described
+# above; OUT receives it. The overlay for $(DATADIR) is set when $DATADIR is.
+gen_menu() {
+	local root=$1 how=$2 out=$3 menu=${4:-/boot/grub/grub.cfg}
+	local ov=""
+	if [ -n "${DATADIR:-}" ]; then
+		mkdir -p "$W/ov/up/memcg-policy" "$W/ov/work"
+		cp "$DROPIN" "$W/ov/up/memcg-policy/99-memcg-policy.cfg"
+		ov="mount -t overlay overlay -o lowerdir=$DATADIR,upperdir=$W/ov/up,workdir=$W/ov/work $DATADIR"
+	fi
+	if [ "$how" = mkconfig ]; then
+		"${NS[@]}" env PATH="$W/bin:$PATH" sh -c "
+			set -e
+			mount --bind '$root/boot' /boot
+			mount --bind '$root/etc/default' /etc/default
+			$ov
+			grub-mkconfig -o '$menu'" >"$W/gen.log" 2>&1 || return 1
+		cp "$root$menu" "$out"
+	else
+		"${NS[@]}" env PATH="$W/bin:$PATH" sh -c "
+			set -e
+			mount --bind '$root/boot' /boot
+			$ov
+			# what grub-mkconfig sets before it sources the configuration
+			GRUB_DEVICE=/dev/sda2 GRUB_DEVICE_UUID=0b9c3a2e-5d4f-4f8e-9a51-2c1d6e7f8a90
+			GRUB_DEVICE_BOOT=/dev/sda2 GRUB_DEVICE_BOOT_UUID=\$GRUB_DEVICE_UUID GRUB_FS=ext2
+			GRUB_DISABLE_OS_PROBER=true
+			if [ -f '$root/etc/default/grub' ]; then . '$root/etc/default/grub'; fi
+			for x in '$root'/etc/default/grub.d/*.cfg; do
+				if [ -e \"\$x\" ]; then . \"\$x\"; fi
+			done
+			if [ \"x\$GRUB_RECOVERY_TITLE\" = x ]; then GRUB_RECOVERY_TITLE='recovery mode'; fi
+			export GRUB_DEVICE GRUB_DEVICE_UUID GRUB_DEVICE_BOOT GRUB_DEVICE_BOOT_UUID GRUB_FS \
+				GRUB_DISABLE_OS_PROBER GRUB_DEFAULT GRUB_DISTRIBUTOR GRUB_CMDLINE_LINUX \
+				GRUB_CMDLINE_LINUX_DEFAULT GRUB_DISABLE_RECOVERY GRUB_DISABLE_SUBMENU \
+				GRUB_RECOVERY_TITLE GRUB_DISABLE_LINUX_UUID GRUB_DISABLE_LINUX_PARTUUID \
+				GRUB_GFXPAYLOAD_LINUX GRUB_EARLY_INITRD_LINUX_STOCK GRUB_EARLY_INITRD_LINUX_CUSTOM
+			pkgdatadir=/usr/share/grub grub_probe=/usr/sbin/grub-probe
+			export pkgdatadir grub_probe
+			/etc/grub.d/10_linux" >"$out" 2>"$W/gen.log" || return 1
+	fi
+}
+
+# The words of each linux line after the command: one line per menu line.
+linux_args() {
+	awk '$1 == "linux" || $1 == "linux16" || $1 == "linuxefi" { $1 = ""; print substr($0, 2) }' "$1"
+}
+
+norm() { printf '%s' "${1//-/_}"; }
+
+# strip_items WORD NAME ITEM: WORD with ITEM taken out of NAME's comma list;
+# empty output: the word goes
+strip_items() {
+	local word=$1 name=$2 item=$3
+	case $word in *=*) ;; *) printf '%s' "$word"; return ;; esac
+	local wn=${word%%=*} wv=${word#*=}
+	if [ "$(norm "$wn")" != "$(norm "$name")" ]; then printf '%s' "$word"; return; fi
+	local out="" it
+	local IFS=,
+	for it in $wv; do
+		[ "$it" = "$item" ] && continue
+		out=${out:+$out,}$it
+	done
+	[ -n "$out" ] && printf '%s=%s' "$wn" "$out"
+}
+
+# check_menu NAME BASE AFTER: every linux line of AFTER is the line of BASE
+# with the ADD tokens once each and the REMOVE items gone, all else equal
+check_menu() {
+	local name=$1 base=$2 after=$3
+	local -a bl al
+	mapfile -t bl < <(linux_args "$base")
+	mapfile -t al < <(linux_args "$after")
+	if [ "${#al[@]}" -eq 0 ] || [ "${#bl[@]}" -ne "${#al[@]}" ]; then
+		fail "$name: linux lines" "before: ${#bl[@]}, after: ${#al[@]}"
+		return
+	fi
+	local i recovery=0
+	local -a bad=()
+	for ((i = 0; i < ${#al[@]}; i++)); do
+		local -a bw aw
+		read -r -a bw <<<"${bl[i]}"
+		read -r -a aw <<<"${al[i]}"
+		case " ${al[i]} " in *" single "* | *" recovery "*) recovery=$((recovery + 1)) ;; esac
+		local t w n r ri
+		# each added token exactly once
+		for t in "${ADD[@]}"; do
+			n=0
+			for w in "${aw[@]}"; do [ "$w" = "$t" ] && n=$((n + 1)); done
+			[ "$n" -eq 1 ] || bad+=("line $i: $t $n times: ${al[i]}")
+		done
+		# no removed item
+		for r in "${REMOVE[@]}"; do
+			for w in "${aw[@]}"; do
+				[ "$(strip_items "$w" "${r%%=*}" "${r#*=}")" = "$w" ] || bad+=("line $i: has $r: ${al[i]}")
+			done
+		done
+		# all else unchanged, in order
+		local want="" got=""
+		for w in "${bw[@]}"; do
+			for t in "${ADD[@]}"; do [ "$w" = "$t" ] && w=""; done
+			for r in "${REMOVE[@]}"; do [ -n "$w" ] && w=$(strip_items "$w" "${r%%=*}" "${r#*=}"); done
+			[ -n "$w" ] && want="$want $w"
+		done
+		for w in "${aw[@]}"; do
+			ri=$w
+			for t in "${ADD[@]}"; do [ "$w" = "$t" ] && ri=""; done
+			[ -n "$ri" ] && got="$got $ri"
+		done
+		[ "$want" = "$got" ] || bad+=("line $i: other arguments changed: want '$want' got '$got'")
+	done
+	if [ "${#bad[@]}" -eq 0 ]; then
+		pass "$name: ${#al[@]} linux lines ($recovery recovery) carry exactly the decision"
+	else
+		fail "$name: linux lines" "${bad[@]}"
+	fi
+}
+
+# setup CASE-DIR: a root from tests/fixtures/grub/cases/NAME (or a root
+# skeleton with an expect file); sets root, ADD, REMOVE, MODE, DRIFT
+setup() {
+	local src=$1 cfg vers
+	root=$(mkroot)
+	ADD=()
+	REMOVE=()
+	DRIFT=""
+	MODE=""
+	while read -r key rest; do
+		case $key in
+		mode) MODE=$rest ;;
+		kernels) read -r cfg vers <<<"$rest" ;;
+		add) ADD+=("$rest") ;;
+		remove) REMOVE+=("$rest") ;;
+		drift) DRIFT=$rest ;;
+		esac
+	done <"$src/expect"
+	local v
+	for v in $vers; do
+		add_kernel "$root" "$v" "$CFG/$cfg"
+		: >"$root/boot/initrd.img-$v"
+	done
+	mkdir -p "$root/etc/default" "$root/usr/sbin" "$root/boot/grub"
+	if [ -f "$src/default-grub" ]; then
+		cp "$src/default-grub" "$root/etc/default/grub"
+		cp /usr/sbin/grub-mkconfig /usr/sbin/update-grub "$root/usr/sbin/" 2>/dev/null ||
+			printf '#! /bin/sh\nfor x in ${sysconfdir}/default/grub.d/*.cfg ; do :; done\n' >"$root/usr/sbin/grub-mkconfig"
+		chmod 0755 "$root/usr/sbin/"*
+	fi
+	if [ -d "$src/grub.d" ]; then
+		mkdir -p "$root/etc/default/grub.d"
+		cp "$src/grub.d/"*.cfg "$root/etc/default/grub.d/"
+	fi
+	[ "$MODE" = keep ] || printf '[policy]\nmode = %s\n' "$MODE" | write_policy "$root/etc/memcg-policy.conf"
+	wrapper "$root"
+}
+
+# snapshot DIR: path and hash of every file but the tool's journal, lock and
+# the generated menus
+snapshot() {
+	(cd "$1" && find . \( -path ./var/lib/memcg-policy -o -path ./run -o -name grub.cfg \) -prune -o \
+		\( -type f -o -type l \) -print | sort | while read -r f; do
+		if [ -L "$f" ]; then
+			printf '%s %s\n' "$f" "$(readlink "$f")"
+		else
+			printf '%s %s\n' "$f" "$(sha256sum <"$f" | cut -c1-16)"
+		fi
+	done)
+}
+# inodes and mtimes too: a second apply must not rewrite anything
+tree_state() {
+	(cd "$1" && find . -path ./run -prune -o -type f -print | sort | while read -r f; do
+		printf '%s %s\n' "$f" "$(stat -c '%i %Y.%y' "$f")"
+	done)
+}
+
+# ---- the drop-in itself ----
+
+dropin_tests() {
+	check "drop-in: sh -n" sh -n "$DROPIN"
+	if command -v shellcheck >/dev/null; then
+		check "drop-in: shellcheck -s sh" shellcheck -s sh "$DROPIN"
+	else
+		fail "drop-in: shellcheck" "shellcheck is not installed"
+	fi
+	local d
+	d=$(mkroot)
+	mkdir -p "$d/ok" "$d/bad" "$d/none"
+	# a working program: echoes its arguments back in brackets
+	cat >"$d/ok/memcg-policy" <<'EOF'
+#!/bin/sh
+[ "$1" = grub-cmdline ] || exit 9
+shift
+if [ "$1" = --no-add ]; then shift; [ "$1" = -- ] || exit 9; shift; printf '[%s] nodefault\n' "$1"; exit 0; fi
+[ "$1" = -- ] || exit 9
+shift
+printf '[%s] added\n' "$1"
+EOF
+	printf '#!/bin/sh\necho garbage\nexit 3\n' >"$d/bad/memcg-policy"
+	chmod 0755 "$d/ok/memcg-policy" "$d/bad/memcg-policy"
+	# sourced as grub-mkconfig does: set -e, then the variables printed
+	cat >"$d/run.sh" <<EOF
+set -e
+GRUB_CMDLINE_LINUX='-x "a b" \$y'
+GRUB_CMDLINE_LINUX_DEFAULT="quiet splash"
+. "$DROPIN"
+printf 'L=%s\nD=%s\nleft=%s%s%s\n' "\$GRUB_CMDLINE_LINUX" "\$GRUB_CMDLINE_LINUX_DEFAULT" "\${memcg_policy_bin-}" "\${memcg_policy_dir-}" "\${memcg_policy_value-}"
+EOF
+	local fixed=""
+	for p in /usr/sbin /usr/local/sbin /sbin; do [ -e "$p/memcg-policy" ] && fixed="$fixed $p"; done
+	local sh out
+	for sh in dash bash; do
+		if ! command -v $sh >/dev/null; then
+			fail "drop-in: $sh" "$sh is not installed"
+			continue
+		fi
+		out=$(PATH="$d/ok:/usr/bin:/bin" $sh "$d/run.sh" 2>&1)
+		expect_eq "drop-in ($sh): both variables through grub-cmdline" "$out" \
+			"$(printf 'L=[-x "a b" $y] added\nD=[quiet splash] nodefault\nleft=')"
+		out=$(PATH="$d/bad:/usr/bin:/bin" $sh "$d/run.sh" 2>/dev/null)
+		expect_eq "drop-in ($sh): unchanged when the program fails" "$out" \
+			"$(printf 'L=-x "a b" $y\nD=quiet splash\nleft=')"
+		if [ -z "$fixed" ]; then
+			out=$(PATH="$d/none:/usr/bin:/bin" $sh "$d/run.sh" 2>&1)
+			expect_eq "drop-in ($sh): unchanged when the program is missing" "$out" \
+				"$(printf 'L=-x "a b" $y\nD=quiet splash\nleft=')"
+		else
+			skip "drop-in ($sh): missing program (this host has memcg-policy in$fixed)"
+		fi
+	done
+	# the real program, through the wrapper, with `set -e` in dash
+	local r
+	r=$(mkroot)
+	add_kernel "$r" 6.1.0-13-amd64 "$CFG/debian12-amd64.config"
+	printf '[policy]\nmode = off\n' | write_policy "$r/etc/memcg-policy.conf"
+	wrapper "$r"
+	out=$(PATH="$W/bin:/usr/bin:/bin" dash -c "set -e; GRUB_CMDLINE_LINUX='console=ttyS0 cgroup_enable=memory'; GRUB_CMDLINE_LINUX_DEFAULT='quiet cgroup-enable=memory splash'; . '$DROPIN'; printf '%s|%s' \"\$GRUB_CMDLINE_LINUX\" \"\$GRUB_CMDLINE_LINUX_DEFAULT\"")
+	expect_eq "drop-in + grub-cmdline: tokens set, others kept" "$out" "console=ttyS0 cgroup_disable=memory|quiet splash"
+	# a policy error: grub-cmdline fails, no output, the values stay
+	printf '[policy]\nmode = sometimes\n' | write_policy "$r/etc/memcg-policy.conf"
+	out=$(PATH="$W/bin:/usr/bin:/bin" dash -c "set -e; GRUB_CMDLINE_LINUX='a cgroup_enable=memory'; GRUB_CMDLINE_LINUX_DEFAULT='q'; . '$DROPIN'; printf '%s|%s' \"\$GRUB_CMDLINE_LINUX\" \"\$GRUB_CMDLINE_LINUX_DEFAULT\"" 2>/dev/null)
+	expect_eq "drop-in + grub-cmdline with a bad policy: unchanged" "$out" "a cgroup_enable=memory|q"
+}
+
+# ---- Debian family: the drop-in in /etc/default/grub.d ----
+
+debian_case() {
+	local name=$1 gens=(10_linux)
+	$have_probe && gens=(mkconfig 10_linux)
+	setup "$G/cases/$name"
+	local after="$W/$name.after" how
+	# the menus before, from each generator (they differ in root=); the
+	# first one's is the root's menu
+	for how in "${gens[@]}"; do
+		gen_menu "$root" "$how" "$W/$name.base-$how" || { fail "$name: baseline $how" "$(cat "$W/gen.log")"; return; }
+	done
+	cp "$W/$name.base-${gens[0]}" "$root/boot/grub/grub.cfg"
+	local before_menu="$W/$name.menu0"
+	cp "$root/boot/grub/grub.cfg" "$before_menu"
+	local orig
+	orig=$(snapshot "$root")
+
+	if [ "$MODE" = keep ]; then
+		expect_exit "$name: check (keep: in sync)" 0 "$MEMCG_POLICY" --root "$root" check
+		expect_exit "$name: apply (keep)" 0 "$MEMCG_POLICY" --root "$root" apply
+		expect_eq "$name: apply (keep) changes nothing" "$OUT" "nothing to change"
+		expect_eq "$name: keep installs no drop-in" "$(ls "$root/etc/default/grub.d" 2>/dev/null)" ""
+		expect_eq "$name: keep: every file as it was" "$(snapshot "$root")" "$orig"
+		return
+	fi
+
+	expect_exit "$name: check before apply: drift" 1 "$MEMCG_POLICY" --root "$root" check
+	expect_exit "$name: apply" 0 "$MEMCG_POLICY" --root "$root" apply
+	expect_eq "$name: apply installs the drop-in" "$OUT" "created /etc/default/grub.d/99-memcg-policy.cfg"
+	check "$name: the drop-in is the package's file" cmp -s "$DROPIN" "$root/etc/default/grub.d/99-memcg-policy.cfg"
+	case $ERR in
+	*"GRUB menu not regenerated in $root (--root): run update-grub inside it"*) pass "$name: --root: not regenerated, and says so" ;;
+	*) fail "$name: --root: not regenerated, and says so" "stderr: $ERR" ;;
+	esac
+	check "$name: menu untouched by apply --root" cmp -s "$before_menu" "$root/boot/grub/grub.cfg"
+	expect_exit "$name: check after apply, before regenerating: drift" 1 "$MEMCG_POLICY" --root "$root" check
+	case $OUT in
+	*"${DRIFT:-stale menu: regenerate with update-grub}"*) pass "$name: drift says: ${DRIFT:+why: }stale menu" ;;
+	*) fail "$name: drift says: ${DRIFT:+why: }stale menu" "$OUT" ;;
+	esac
+
+	for how in "${gens[@]}"; do
+		: >"$W/calls.log"
+		if ! gen_menu "$root" "$how" "$after"; then
+			fail "$name ($how): generate" "$(cat "$W/gen.log")"
+			continue
+		fi
+		[ "$how" = mkconfig ] || cp "$after" "$root/boot/grub/grub.cfg"
+		if grep -q -- '^grub-cmdline -- ' "$W/calls.log" && grep -q -- '^grub-cmdline --no-add -- ' "$W/calls.log"; then
+			pass "$name ($how): the drop-in called grub-cmdline for both variables"
+		else
+			fail "$name ($how): the drop-in called grub-cmdline for both variables" "$(cat "$W/calls.log")"
+		fi
+		if [ -n "$DRIFT" ]; then
+			expect_exit "$name ($how): check finds the override" 1 "$MEMCG_POLICY" --root "$root" check
+			case $OUT in
+			*"$DRIFT"*) pass "$name ($how): drift names the later drop-in" ;;
+			*) fail "$name ($how): drift names the later drop-in" "$OUT" ;;
+			esac
+			continue
+		fi
+		check_menu "$name ($how)" "$W/$name.base-$how" "$after"
+		expect_exit "$name ($how): check: in sync" 0 "$MEMCG_POLICY" --root "$root" check
+	done
+
+	local st
+	st=$(tree_state "$root")
+	expect_exit "$name: second apply" 0 "$MEMCG_POLICY" --root "$root" apply
+	expect_eq "$name: second apply changes nothing" "$OUT" "nothing to change"
+	expect_eq "$name: second apply writes no file" "$(tree_state "$root")" "$st"
+
+	expect_exit "$name: revert" 0 "$MEMCG_POLICY" --root "$root" revert
+	expect_eq "$name: revert gives back every byte" "$(snapshot "$root")" "$orig"
+	if [ -z "$DRIFT" ]; then
+		gen_menu "$root" "${gens[0]}" "$after" || fail "$name: regenerate after revert" "$(cat "$W/gen.log")"
+		check "$name: menu after revert is the original menu" cmp -s "$W/$name.base-${gens[0]}" "$after"
+	fi
+}
+
+# ---- GRUB without drop-in support: the marked line in /etc/default/grub ----
+
+# install_datadir_dropin ROOT: what the package does there: the drop-in in
+# $(DATADIR)/memcg-policy/, the directory read from the marked line that
+# `apply --dry-run` would add. Sets DATADIR.
+install_datadir_dropin() {
+	local line
+	line=$("$MEMCG_POLICY" --root "$1" apply --dry-run 2>/dev/null | grep '^+if \[ -r /.*# added by memcg-policy$')
+	DATADIR=${line#+if \[ -r }
+	DATADIR=${DATADIR%%/memcg-policy/99-memcg-policy.cfg*}
+	case $DATADIR in
+	/*) ;;
+	*) fail "dry-run shows the marked line" "$line"; DATADIR=/usr/share ;;
+	esac
+	mkdir -p "$1$DATADIR/memcg-policy"
+	cp "$DROPIN" "$1$DATADIR/memcg-policy/99-memcg-policy.cfg"
+}
+
+upstream_case() {
+	setup "$G/upstream"
+	cp -a "$G/upstream/etc/." "$root/etc/"
+	rm -f "$root/usr/sbin/grub-mkconfig" "$root/usr/sbin/update-grub"
+	mkdir -p "$root/usr/bin"
+	# upstream / Arch grub-mkconfig: Debian's without its grub.d loop
+	sed '/default\/grub.d\/\*\.cfg/,/^done/d' /usr/sbin/grub-mkconfig >"$root/usr/bin/grub-mkconfig"
+	chmod 0755 "$root/usr/bin/grub-mkconfig"
+	if grep -q 'grub.d/\*.cfg' "$root/usr/bin/grub-mkconfig"; then fail "upstream: fixture mkconfig" "loop still there"; fi
+	local base="$W/up.base" after="$W/up.after"
+	gen_menu "$root" 10_linux "$base" || { fail "upstream: baseline" "$(cat "$W/gen.log")"; return; }
+	cp "$base" "$root/boot/grub/grub.cfg"
+	install_datadir_dropin "$root"
+	local orig origgrub="$W/up.grub"
+	orig=$(snapshot "$root")
+	cp "$root/etc/default/grub" "$origgrub"
+
+	expect_exit "upstream: apply" 0 "$MEMCG_POLICY" --root "$root" apply
+	expect_eq "upstream: apply changes /etc/default/grub only" "$OUT" "changed /etc/default/grub"
+	local n line
+	n=$(stat -c %s "$origgrub")
+	check "upstream: every byte of /etc/default/grub kept" cmp -s -n "$n" "$origgrub" "$root/etc/default/grub"
+	line=$(tail -n 1 "$root/etc/default/grub")
+	case $line in
+	"if [ -r /"*"/memcg-policy/99-memcg-policy.cfg ]; then . /"*"/memcg-policy/99-memcg-policy.cfg; fi  # added by memcg-policy")
+		pass "upstream: one marked line at the end" ;;
+	*) fail "upstream: one marked line at the end" "$line" ;;
+	esac
+	expect_eq "upstream: only one line added" "$(($(wc -l <"$root/etc/default/grub") - $(wc -l <"$origgrub")))" 1
+	expect_exit "upstream: check before regenerating: drift" 1 "$MEMCG_POLICY" --root "$root" check
+	case $OUT in
+	*"grub-mkconfig -o /boot/grub/grub.cfg"*) pass "upstream: drift says how to regenerate" ;;
+	*) fail "upstream: drift says how to regenerate" "$OUT" ;;
+	esac
+
+	gen_menu "$root" 10_linux "$after" || fail "upstream: generate" "$(cat "$W/gen.log")"
+	cp "$after" "$root/boot/grub/grub.cfg"
+	check_menu "upstream (10_linux)" "$base" "$after"
+	expect_exit "upstream: check: in sync" 0 "$MEMCG_POLICY" --root "$root" check
+	if $have_probe; then
+		# the real grub-mkconfig sources /etc/default/grub, hence the marked line
+		local base_mk="$W/up.base-mk"
+		"$MEMCG_POLICY" --root "$root" revert >/dev/null 2>&1
+		gen_menu "$root" mkconfig "$base_mk" || fail "upstream (mkconfig): baseline" "$(cat "$W/gen.log")"
+		"$MEMCG_POLICY" --root "$root" apply >/dev/null 2>&1
+		gen_menu "$root" mkconfig "$after" || fail "upstream (mkconfig): generate" "$(cat "$W/gen.log")"
+		check_menu "upstream (mkconfig)" "$base_mk" "$after"
+		expect_exit "upstream (mkconfig): check: in sync" 0 "$MEMCG_POLICY" --root "$root" check
+	else
+		skip "upstream (mkconfig): grub-probe cannot probe / here"
+	fi
+
+	local st
+	st=$(tree_state "$root")
+	expect_exit "upstream: second apply" 0 "$MEMCG_POLICY" --root "$root" apply
+	expect_eq "upstream: second apply changes nothing" "$OUT" "nothing to change"
+	expect_eq "upstream: second apply writes no file" "$(tree_state "$root")" "$st"
+
+	expect_exit "upstream: revert" 0 "$MEMCG_POLICY" --root "$root" revert
+	expect_eq "upstream: revert gives back every byte" "$(snapshot "$root")" "$orig"
+	gen_menu "$root" 10_linux "$after"
+	check "upstream: menu after revert is the original menu" cmp -s "$base" "$after"
+
+	# the admin edits /etc/default/grub after apply: revert takes out
+	# exactly the marked line
+	"$MEMCG_POLICY" --root "$root" apply >/dev/null 2>&1
+	printf 'GRUB_TIMEOUT_STYLE=menu\n' >>"$root/etc/default/grub"
+	expect_exit "upstream: revert after an admin edit" 0 "$MEMCG_POLICY" --root "$root" revert
+	expect_eq "upstream: only the marked line is gone" "$(cat "$root/etc/default/grub")" \
+		"$(cat "$origgrub"; printf 'GRUB_TIMEOUT_STYLE=menu')"
+	unset DATADIR
+}
+
+# ---- RHEL 8: kernelopts in grubenv, through grub-editenv ----
+
+rhel8_case() {
+	local variant=$1 # host: the root has no grub-editenv; chroot: it has its own
+	setup "$G/rhel8"
+	cp -a "$G/rhel8/." "$root/"
+	rm -f "$root/expect" "$root/usr/sbin/grub-mkconfig" "$root/usr/sbin/update-grub"
+	sed '/default\/grub.d\/\*\.cfg/,/^done/d' /usr/sbin/grub-mkconfig >"$root/usr/sbin/grub2-mkconfig"
+	chmod 0755 "$root/usr/sbin/grub2-mkconfig"
+	local env="$root/boot/grub2/grubenv"
+	if [ "$variant" = chroot ]; then
+		# the root's own tool: grub-editenv and dash with their libraries,
+		# grub2-editenv a script that logs and runs it
+		local f lib
+		for f in /usr/bin/grub-editenv /usr/bin/dash; do
+			mkdir -p "$root$(dirname "$f")"
+			cp "$f" "$root$f"
+			for lib in $(ldd "$f" | grep -o '/[^ ]*'); do
+				mkdir -p "$root$(dirname "$lib")"
+				cp -L "$lib" "$root$lib"
+			done
+		done
+		mkdir -p "$root/bin"
+		ln -sf /usr/bin/dash "$root/bin/sh"
+		printf '#!/bin/sh\necho "$@" >>/editenv.log\nexec /usr/bin/grub-editenv "$@"\n' >"$root/usr/bin/grub2-editenv"
+		chmod 0755 "$root/usr/bin/grub2-editenv"
+	fi
+	install_datadir_dropin "$root"
+	unset DATADIR
+	local orig
+	orig=$(snapshot "$root")
+	local before
+	before=$(grub-editenv "$env" list)
+	expect_exit "rhel8 ($variant): apply" 0 "$MEMCG_POLICY" --root "$root" apply
+	expect_eq "rhel8 ($variant): apply output" "$OUT" \
+		"$(printf 'changed /etc/default/grub\nchanged /boot/grub2/grubenv +cgroup_disable=memory -cgroup_enable=memory')"
+	expect_eq "rhel8 ($variant): grubenv still 1024 bytes" "$(stat -c %s "$env")" 1024
+	expect_eq "rhel8 ($variant): kernelopts through grub-editenv" "$(grub-editenv "$env" list | grep '^kernelopts=')" \
+		"kernelopts=root=/dev/mapper/rhel-root ro crashkernel=auto resume=/dev/mapper/rhel-swap rd.lvm.lv=rhel/root rd.lvm.lv=rhel/swap rhgb quiet cgroup_disable=memory"
+	expect_eq "rhel8 ($variant): other grubenv variables kept" "$(grub-editenv "$env" list | grep -v '^kernelopts=')" \
+		"$(printf '%s\n' "$before" | grep -v '^kernelopts=')"
+	if [ "$variant" = chroot ]; then
+		expect_eq "rhel8 (chroot): the root's grub2-editenv ran, chrooted" "$(cat "$root/editenv.log" 2>/dev/null)" \
+			"/boot/grub2/grubenv set kernelopts=root=/dev/mapper/rhel-root ro crashkernel=auto resume=/dev/mapper/rhel-swap rd.lvm.lv=rhel/root rd.lvm.lv=rhel/swap rhgb quiet cgroup_disable=memory"
+		rm -f "$root/editenv.log"
+	fi
+	expect_eq "rhel8 ($variant): BLS entries keep \$kernelopts" \
+		"$(cat "$root"/boot/loader/entries/*.conf | grep -c '^options \$kernelopts \$tuned_params$')" 2
+	expect_eq "rhel8 ($variant): marked line added" "$(tail -n 1 "$root/etc/default/grub" | grep -c '# added by memcg-policy$')" 1
+	# the menu's own fallback kernelopts is stale until grub2-mkconfig runs
+	expect_exit "rhel8 ($variant): check: stale menu" 1 "$MEMCG_POLICY" --root "$root" check
+	case $OUT in
+	*"stale menu: regenerate with grub2-mkconfig -o /boot/grub2/grub.cfg"*) pass "rhel8 ($variant): drift says: stale menu" ;;
+	*) fail "rhel8 ($variant): drift says: stale menu" "$OUT" ;;
+	esac
+	local st
+	st=$(tree_state "$root")
+	expect_exit "rhel8 ($variant): second apply" 0 "$MEMCG_POLICY" --root "$root" apply
+	expect_eq "rhel8 ($variant): second apply changes nothing" "$OUT" "nothing to change"
+	expect_eq "rhel8 ($variant): second apply writes no file" "$(tree_state "$root")" "$st"
+	expect_exit "rhel8 ($variant): revert" 0 "$MEMCG_POLICY" --root "$root" revert
+	expect_eq "rhel8 ($variant): revert gives back every byte (grubenv too)" "$(snapshot "$root" | grep -v editenv.log)" "$orig"
+}
+
+# ---- regenerate = yes with --root: the root's update-grub, chrooted ----
+
+regen_case() {
+	setup "$G/cases/dquote"
+	# a root that can run sh, memcg-policy and a small update-grub that does
+	# what grub-mkconfig does with the variables (the real one needs devices)
+	local f lib
+	for f in /usr/bin/dash "$MEMCG_POLICY"; do
+		local dest
+		dest="$root/usr/bin/$(basename "$f")"
+		mkdir -p "$root/usr/bin"
+		cp "$f" "$dest"
+		for lib in $(ldd "$f" | grep -o '/[^ ]*'); do
+			mkdir -p "$root$(dirname "$lib")"
+			cp -L "$lib" "$root$lib"
+		done
+	done
+	mkdir -p "$root/bin" "$root/usr/sbin" "$root/dev"
+	ln -sf /usr/bin/dash "$root/bin/sh"
+	# what an image builder binds into the image before chrooting
+	mknod -m 0666 "$root/dev/null" c 1 3 2>/dev/null || : >"$root/dev/null"
+	ln -sf /usr/bin/memcg-policy "$root/usr/sbin/memcg-policy"
+	cat >"$root/usr/sbin/update-grub" <<'EOF'
+#!/bin/sh
+set -e
+echo "update-grub $*" >>/regen.log
+export -p >/regen.env
+if [ -e /fail ]; then echo "grub-probe: error: failed to get canonical path of /dev/root." >&2; exit 1; fi
+. /etc/default/grub
+for x in /etc/default/grub.d/*.cfg; do
+	if [ -e "${x}" ]; then . "${x}"; fi
+done
+for k in /boot/vmlinuz-*; do
+	echo "menuentry '${k#/boot/vmlinuz-}' {"
+	echo "	linux	$k root=/dev/sda1 ro ${GRUB_CMDLINE_LINUX} ${GRUB_CMDLINE_LINUX_DEFAULT}"
+	echo "}"
+	echo "menuentry '${k#/boot/vmlinuz-} (recovery mode)' {"
+	echo "	linux	$k root=/dev/sda1 ro single ${GRUB_CMDLINE_LINUX}"
+	echo "}"
+done >/boot/grub/grub.cfg
+EOF
+	chmod 0755 "$root/usr/sbin/update-grub"
+	printf '# empty\n' >"$root/boot/grub/grub.cfg"
+	printf '[policy]\nmode = off\n[bootloaders]\nregenerate = yes\n' | write_policy "$root/etc/memcg-policy.conf"
+	if ! chroot "$root" /bin/sh -c true 2>/dev/null; then
+		fail "regenerate = yes: chroot into the fixture" "chroot is not possible here"
+		return
+	fi
+	export LEAKED_VARIABLE=from-the-test
+	expect_exit "regenerate = yes: apply" 0 "$MEMCG_POLICY" --root "$root" apply
+	expect_eq "regenerate = yes: update-grub ran once, in the root" "$(cat "$root/regen.log" 2>/dev/null)" "update-grub "
+	expect_eq "regenerate = yes: clean environment" \
+		"$(grep -c 'LEAKED_VARIABLE\|MEMCG_POLICY' "$root/regen.env" 2>/dev/null)" 0
+	expect_eq "regenerate = yes: PATH and LC_ALL set" \
+		"$(grep -E '^export (PATH|LC_ALL)=' "$root/regen.env" 2>/dev/null | tr '\n' ' ')" \
+		"export LC_ALL='C' export PATH='/usr/sbin:/usr/bin:/sbin:/bin' "
+	unset LEAKED_VARIABLE
+	expect_eq "regenerate = yes: the menu carries the decision (drop-in ran inside)" \
+		"$(grep -c 'cgroup_disable=memory' "$root/boot/grub/grub.cfg")" 6
+	expect_eq "regenerate = yes: no cgroup_enable=memory left" "$(grep -c 'cgroup_enable=memory' "$root/boot/grub/grub.cfg")" 0
+	expect_exit "regenerate = yes: check: in sync" 0 "$MEMCG_POLICY" --root "$root" check
+
+	rm -f "$root/regen.log"
+	expect_exit "regenerate = yes: second apply" 0 "$MEMCG_POLICY" --root "$root" apply
+	expect_eq "regenerate = yes: second apply runs no tool" "$(cat "$root/regen.log" 2>/dev/null)" ""
+
+	# the decision changes, the drop-in does not: the stale menu is regenerated
+	printf '[policy]\nmode = on\n[bootloaders]\nregenerate = yes\n' | write_policy "$root/etc/memcg-policy.conf"
+	expect_exit "regenerate = yes: apply after set on" 0 "$MEMCG_POLICY" --root "$root" apply
+	expect_eq "regenerate = yes: stale menu regenerated" "$(cat "$root/regen.log" 2>/dev/null)" "update-grub "
+	expect_eq "regenerate = yes: menu now without cgroup_disable=memory" "$(grep -c 'cgroup_disable=memory' "$root/boot/grub/grub.cfg")" 0
+	expect_exit "regenerate = yes: check after set on: in sync" 0 "$MEMCG_POLICY" --root "$root" check
+
+	# --no-regenerate, regenerate = no: nothing runs
+	printf '[policy]\nmode = off\n[bootloaders]\nregenerate = yes\n' | write_policy "$root/etc/memcg-policy.conf"
+	rm -f "$root/regen.log" "$root/etc/default/grub.d/99-memcg-policy.cfg"
+	expect_exit "--no-regenerate: apply" 0 "$MEMCG_POLICY" --root "$root" apply --no-regenerate
+	expect_eq "--no-regenerate: no tool ran" "$(cat "$root/regen.log" 2>/dev/null)" ""
+	rm -f "$root/etc/default/grub.d/99-memcg-policy.cfg"
+	printf '[policy]\nmode = off\n[bootloaders]\nregenerate = no\n' | write_policy "$root/etc/memcg-policy.conf"
+	expect_exit "regenerate = no: apply" 0 "$MEMCG_POLICY" --root "$root" apply
+	expect_eq "regenerate = no: no tool ran" "$(cat "$root/regen.log" 2>/dev/null)" ""
+
+	# a failing tool: exit 4, its output shown
+	rm -f "$root/etc/default/grub.d/99-memcg-policy.cfg"
+	printf '[policy]\nmode = off\n[bootloaders]\nregenerate = yes\n' | write_policy "$root/etc/memcg-policy.conf"
+	: >"$root/fail"
+	expect_exit "regenerate = yes: a failing update-grub is exit 4" 4 "$MEMCG_POLICY" --root "$root" apply
+	case $ERR in
+	*"update-grub failed (exit status 1)"*"grub-probe: error: failed to get canonical path of /dev/root."*)
+		pass "regenerate = yes: the tool's output is shown" ;;
+	*) fail "regenerate = yes: the tool's output is shown" "$ERR" ;;
+	esac
+	rm -f "$root/fail"
+}
+
+dropin_tests
+if ! $have_grub; then
+	fail "GRUB's scripts" "grub-common (grub-mkconfig, /etc/grub.d/10_linux) is not installed"
+elif ! $have_ns; then
+	fail "mount namespace" "unshare -m is not possible here: the real GRUB scripts cannot be run on fixtures"
+else
+	$have_probe || skip "grub-mkconfig runs: grub-probe cannot probe / and /boot here; 10_linux runs only"
+	for c in dquote squote varref conflict dropins override oldkernel keep; do
+		debian_case "$c"
+	done
+	upstream_case
+fi
+rhel8_case host
+rhel8_case chroot
+regen_case
