@@ -59,9 +59,9 @@ codes_src=$(sed -nE 's/^[[:space:]]*EXIT_[A-Z]+ = ([0-9]+),?.*/\1/p' "$TOP/src/u
 codes_man=$(man_section "$MAN8" "EXIT STATUS" | sed -nE 's/^\.It ([0-9]+)$/\1/p')
 set_eq "man 8 EXIT STATUS lists the exit codes of util.h" "$codes_man" "$codes_src"
 
-env_src=$(cat "$TOP"/src/*.[ch] | grep -oE 'MEMCG_POLICY_[A-Z0-9_]+' | sort -u)
+env_src=$(cat "$TOP"/src/*.[ch] "$TOP"/grub.d/* "$TOP"/hooks/* | grep -oE 'MEMCG_POLICY_[A-Z0-9_]+' | sort -u)
 env_man=$(man_section "$MAN8" ENVIRONMENT | sed -nE 's/^\.It Ev (MEMCG_POLICY_[A-Z0-9_]+).*/\1/p')
-set_eq "man 8 ENVIRONMENT lists every MEMCG_POLICY_ variable of the sources" "$env_man" "$env_src"
+set_eq "man 8 ENVIRONMENT lists every MEMCG_POLICY_ variable of the sources, drop-in and hooks" "$env_man" "$env_src"
 
 keys_src=$(grep -oE '(PKEY\(SEC_[A-Z]+, |KKEY\(|\{ SEC_[A-Z]+, )"[a-z-]+"' "$TOP/src/policy.c" |
 	sed -E 's/^PKEY\(SEC_([A-Z]+), "(.*)"$/\1 \2/; s/^KKEY\("(.*)"$/KERNEL \1/; s/^\{ SEC_([A-Z]+), "(.*)"$/\1 \2/' |
