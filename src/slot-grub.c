@@ -943,10 +943,13 @@ static int tool_failed(const char *what, int rc, const char *output)
 }
 
 /* Runs a tool of the root: directly on a live system, else chrooted into
- * the root. */
+ * the root, with MEMCG_POLICY_IMAGE=1 so that the drop-in has memcg-policy
+ * read the tree as an image (--root /), as this run does, rather than as the
+ * machine the chroot happens to run on (its RAM, its running kernel). */
 static int run_in_root(const struct root *r, const char *const *argv, char **output)
 {
-	return spawn_run(argv, NULL, r->live ? NULL : r->path, NULL, output);
+	static const char *const image_env[] = { "MEMCG_POLICY_IMAGE=1", NULL };
+	return spawn_run(argv, r->live ? NULL : image_env, r->live ? NULL : r->path, NULL, output);
 }
 
 /* grub-editenv GRUBENV set kernelopts=VALUE. The root's own tool (chrooted

@@ -257,12 +257,14 @@ dropin_tests() {
 	# a working program: echoes its arguments back in brackets
 	cat >"$d/ok/memcg-policy" <<'EOF'
 #!/bin/sh
+img=
+if [ "$1" = --root ] && [ "$2" = / ]; then img=" image"; shift 2; fi
 [ "$1" = grub-cmdline ] || exit 9
 shift
-if [ "$1" = --no-add ]; then shift; [ "$1" = -- ] || exit 9; shift; printf '[%s] nodefault\n' "$1"; exit 0; fi
+if [ "$1" = --no-add ]; then shift; [ "$1" = -- ] || exit 9; shift; printf '[%s] nodefault%s\n' "$1" "$img"; exit 0; fi
 [ "$1" = -- ] || exit 9
 shift
-printf '[%s] added\n' "$1"
+printf '[%s] added%s\n' "$1" "$img"
 EOF
 	printf '#!/bin/sh\necho garbage\nexit 3\n' >"$d/bad/memcg-policy"
 	chmod 0755 "$d/ok/memcg-policy" "$d/bad/memcg-policy"
@@ -272,7 +274,7 @@ set -e
 GRUB_CMDLINE_LINUX='-x "a b" \$y'
 GRUB_CMDLINE_LINUX_DEFAULT="quiet splash"
 . "$DROPIN"
-printf 'L=%s\nD=%s\nleft=%s%s%s\n' "\$GRUB_CMDLINE_LINUX" "\$GRUB_CMDLINE_LINUX_DEFAULT" "\${memcg_policy_bin-}" "\${memcg_policy_dir-}" "\${memcg_policy_value-}"
+printf 'L=%s\nD=%s\nleft=%s%s%s%s\n' "\$GRUB_CMDLINE_LINUX" "\$GRUB_CMDLINE_LINUX_DEFAULT" "\${memcg_policy_bin-}" "\${memcg_policy_dir-}" "\${memcg_policy_value-}" "\$(command -v memcg_policy_run || :)"
 EOF
 	local fixed=""
 	for p in /usr/sbin /usr/local/sbin /sbin; do [ -e "$p/memcg-policy" ] && fixed="$fixed $p"; done
@@ -285,6 +287,9 @@ EOF
 		out=$(PATH="$d/ok:/usr/bin:/bin" $sh "$d/run.sh" 2>&1)
 		expect_eq "drop-in ($sh): both variables through grub-cmdline" "$out" \
 			"$(printf 'L=[-x "a b" $y] added\nD=[quiet splash] nodefault\nleft=')"
+		out=$(MEMCG_POLICY_IMAGE=1 PATH="$d/ok:/usr/bin:/bin" $sh "$d/run.sh" 2>&1)
+		expect_eq "drop-in ($sh): MEMCG_POLICY_IMAGE=1 reads the tree as an image (--root /)" "$out" \
+			"$(printf 'L=[-x "a b" $y] added image\nD=[quiet splash] nodefault image\nleft=')"
 		out=$(PATH="$d/bad:/usr/bin:/bin" $sh "$d/run.sh" 2>/dev/null)
 		expect_eq "drop-in ($sh): unchanged when the program fails" "$out" \
 			"$(printf 'L=-x "a b" $y\nD=quiet splash\nleft=')"
@@ -547,6 +552,16 @@ rhel8_case() {
 
 # ---- regenerate = yes with --root: the root's update-grub, chrooted ----
 
+# img CMD...: CMD with the host's /proc bound at ROOT/proc, as image builders
+# do before chrooting (sanitizer builds of the program need it in there)
+img() {
+	if $have_ns; then
+		"${NS[@]}" sh -c 'mount --bind /proc "$0/proc" && exec "$@"' "$root" "$@"
+	else
+		"$@"
+	fi
+}
+
 regen_case() {
 	setup "$G/cases/dquote"
 	# a root that can run sh, memcg-policy and a small update-grub that does
@@ -562,7 +577,7 @@ regen_case() {
 			cp -L "$lib" "$root$lib"
 		done
 	done
-	mkdir -p "$root/bin" "$root/usr/sbin" "$root/dev"
+	mkdir -p "$root/bin" "$root/usr/sbin" "$root/dev" "$root/proc"
 	ln -sf /usr/bin/dash "$root/bin/sh"
 	# what an image builder binds into the image before chrooting
 	mknod -m 0666 "$root/dev/null" c 1 3 2>/dev/null || : >"$root/dev/null"
@@ -594,10 +609,11 @@ EOF
 		return
 	fi
 	export LEAKED_VARIABLE=from-the-test
-	expect_exit "regenerate = yes: apply" 0 "$MEMCG_POLICY" --root "$root" apply
+	expect_exit "regenerate = yes: apply" 0 img "$MEMCG_POLICY" --root "$root" apply
 	expect_eq "regenerate = yes: update-grub ran once, in the root" "$(cat "$root/regen.log" 2>/dev/null)" "update-grub "
-	expect_eq "regenerate = yes: clean environment" \
-		"$(grep -c 'LEAKED_VARIABLE\|MEMCG_POLICY' "$root/regen.env" 2>/dev/null)" 0
+	expect_eq "regenerate = yes: clean environment" "$(grep -c 'LEAKED_VARIABLE' "$root/regen.env" 2>/dev/null)" 0
+	expect_eq "regenerate = yes: MEMCG_POLICY_IMAGE=1 for the drop-in" \
+		"$(grep -c "^export MEMCG_POLICY_IMAGE='1'$" "$root/regen.env" 2>/dev/null)" 1
 	expect_eq "regenerate = yes: PATH and LC_ALL set" \
 		"$(grep -E '^export (PATH|LC_ALL)=' "$root/regen.env" 2>/dev/null | tr '\n' ' ')" \
 		"export LC_ALL='C' export PATH='/usr/sbin:/usr/bin:/sbin:/bin' "
@@ -605,34 +621,34 @@ EOF
 	expect_eq "regenerate = yes: the menu carries the decision (drop-in ran inside)" \
 		"$(grep -c 'cgroup_disable=memory' "$root/boot/grub/grub.cfg")" 6
 	expect_eq "regenerate = yes: no cgroup_enable=memory left" "$(grep -c 'cgroup_enable=memory' "$root/boot/grub/grub.cfg")" 0
-	expect_exit "regenerate = yes: check: in sync" 0 "$MEMCG_POLICY" --root "$root" check
+	expect_exit "regenerate = yes: check: in sync" 0 img "$MEMCG_POLICY" --root "$root" check
 
 	rm -f "$root/regen.log"
-	expect_exit "regenerate = yes: second apply" 0 "$MEMCG_POLICY" --root "$root" apply
+	expect_exit "regenerate = yes: second apply" 0 img "$MEMCG_POLICY" --root "$root" apply
 	expect_eq "regenerate = yes: second apply runs no tool" "$(cat "$root/regen.log" 2>/dev/null)" ""
 
 	# the decision changes, the drop-in does not: the stale menu is regenerated
 	printf '[policy]\nmode = on\n[bootloaders]\nregenerate = yes\n' | write_policy "$root/etc/memcg-policy.conf"
-	expect_exit "regenerate = yes: apply after set on" 0 "$MEMCG_POLICY" --root "$root" apply
+	expect_exit "regenerate = yes: apply after set on" 0 img "$MEMCG_POLICY" --root "$root" apply
 	expect_eq "regenerate = yes: stale menu regenerated" "$(cat "$root/regen.log" 2>/dev/null)" "update-grub "
 	expect_eq "regenerate = yes: menu now without cgroup_disable=memory" "$(grep -c 'cgroup_disable=memory' "$root/boot/grub/grub.cfg")" 0
-	expect_exit "regenerate = yes: check after set on: in sync" 0 "$MEMCG_POLICY" --root "$root" check
+	expect_exit "regenerate = yes: check after set on: in sync" 0 img "$MEMCG_POLICY" --root "$root" check
 
 	# --no-regenerate, regenerate = no: nothing runs
 	printf '[policy]\nmode = off\n[bootloaders]\nregenerate = yes\n' | write_policy "$root/etc/memcg-policy.conf"
 	rm -f "$root/regen.log" "$root/etc/default/grub.d/99-memcg-policy.cfg"
-	expect_exit "--no-regenerate: apply" 0 "$MEMCG_POLICY" --root "$root" apply --no-regenerate
+	expect_exit "--no-regenerate: apply" 0 img "$MEMCG_POLICY" --root "$root" apply --no-regenerate
 	expect_eq "--no-regenerate: no tool ran" "$(cat "$root/regen.log" 2>/dev/null)" ""
 	rm -f "$root/etc/default/grub.d/99-memcg-policy.cfg"
 	printf '[policy]\nmode = off\n[bootloaders]\nregenerate = no\n' | write_policy "$root/etc/memcg-policy.conf"
-	expect_exit "regenerate = no: apply" 0 "$MEMCG_POLICY" --root "$root" apply
+	expect_exit "regenerate = no: apply" 0 img "$MEMCG_POLICY" --root "$root" apply
 	expect_eq "regenerate = no: no tool ran" "$(cat "$root/regen.log" 2>/dev/null)" ""
 
 	# a failing tool: exit 4, its output shown
 	rm -f "$root/etc/default/grub.d/99-memcg-policy.cfg"
 	printf '[policy]\nmode = off\n[bootloaders]\nregenerate = yes\n' | write_policy "$root/etc/memcg-policy.conf"
 	: >"$root/fail"
-	expect_exit "regenerate = yes: a failing update-grub is exit 4" 4 "$MEMCG_POLICY" --root "$root" apply
+	expect_exit "regenerate = yes: a failing update-grub is exit 4" 4 img "$MEMCG_POLICY" --root "$root" apply
 	case $ERR in
 	*"update-grub failed (exit status 1)"*"grub-probe: error: failed to get canonical path of /dev/root."*)
 		pass "regenerate = yes: the tool's output is shown" ;;
