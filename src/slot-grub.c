@@ -456,6 +456,7 @@ int grub_slots_find(const struct root *r, const struct policy *p, struct slot_li
 
 	/* RHEL 8 style kernelopts */
 	struct stat seen[ARRAY_SIZE(grubenvs)];
+	memset(seen, 0, sizeof(seen));
 	size_t n_seen = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(grubenvs); i++) {
 		struct stat st;
