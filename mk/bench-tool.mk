@@ -1,0 +1,23 @@
+# bench-tool.mk - the tool's own figures (bench/README-tool.md): `make
+# bench-tool` builds the program and runs every bench/tool-*.sh script and
+# bench/grubby-compare.sh, printing their tables. Not part of `all` or
+# `check`: it times things, and takes a few minutes. Needs hyperfine, jq,
+# strace and /usr/bin/time (time); tool-profile.sh also cc, pkg-config and,
+# for its last part, valgrind. Roots are made under $(BENCH_DIR).
+BENCH_DIR ?= /var/tmp
+
+.PHONY: bench-tool bench-tool-live bench-tool-apply bench-tool-grubby bench-tool-profile
+
+bench-tool: bench-tool-live bench-tool-apply bench-tool-grubby bench-tool-profile
+
+bench-tool-live: $(BUILD)/memcg-policy
+	MEMCG_POLICY=$(abspath $(BUILD))/memcg-policy bench/tool-live.sh
+
+bench-tool-apply: $(BUILD)/memcg-policy
+	MEMCG_POLICY=$(abspath $(BUILD))/memcg-policy BENCH_DIR=$(BENCH_DIR) bench/tool-apply.sh
+
+bench-tool-grubby: $(BUILD)/memcg-policy
+	MEMCG_POLICY=$(abspath $(BUILD))/memcg-policy BENCH_DIR=$(BENCH_DIR) bench/grubby-compare.sh
+
+bench-tool-profile: $(BUILD)/memcg-policy
+	MEMCG_POLICY=$(abspath $(BUILD))/memcg-policy BENCH_DIR=$(BENCH_DIR) bench/tool-profile.sh
