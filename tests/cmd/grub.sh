@@ -550,6 +550,68 @@ rhel8_case() {
 	expect_eq "rhel8 ($variant): revert gives back every byte (grubenv too)" "$(snapshot "$root" | grep -v editenv.log)" "$orig"
 }
 
+# ---- a live system: apply on "/" runs the real update-grub ----
+
+# live CMD...: CMD in a namespace that looks like a Debian machine with the
+# fixture's /boot and /etc/default, the program in /usr/local/sbin (not in
+# the clean PATH update-grub gets: the drop-in's fixed list finds it), and
+# overlays keeping every write (policy, journal, lock) off the host
+live() {
+	local L=$W/live
+	mkdir -p "$L/sbin" "$L/etc" "$L/var" "$L/run" "$L/w1" "$L/w2" "$L/w3" "$L/w4"
+	ln -sf "$MEMCG_POLICY" "$L/sbin/memcg-policy"
+	"${NS[@]}" sh -c '
+		L=$0 root=$1; shift
+		set -e
+		mount -t overlay overlay -o lowerdir=/usr/local/sbin,upperdir=$L/sbin,workdir=$L/w1 /usr/local/sbin
+		mount -t overlay overlay -o lowerdir=/etc,upperdir=$L/etc,workdir=$L/w2 /etc
+		mount -t overlay overlay -o lowerdir=/var,upperdir=$L/var,workdir=$L/w3 /var
+		mount -t overlay overlay -o lowerdir=/run,upperdir=$L/run,workdir=$L/w4 /run
+		mount --bind "$root/boot" /boot
+		mount --bind "$root/etc/default" /etc/default
+		exec "$@"' "$L" "$root" "$@"
+}
+
+live_case() {
+	if [ ! -e /proc/config.gz ] && [ ! -e "/boot/config-$(uname -r)" ]; then
+		skip "live: the running kernel's config is not readable here"
+		return
+	fi
+	setup "$G/cases/dquote"
+	rm -f "$root/etc/memcg-policy.conf"
+	mkdir -p "$W/live/etc"
+	printf '[policy]\nmode = off\n' | write_policy "$W/live/etc/memcg-policy.conf"
+	# the environment memcg-policy gives it (00_header writes $LANG into the menu)
+	if ! live env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C /usr/sbin/update-grub >"$W/gen.log" 2>&1; then
+		fail "live: baseline update-grub" "$(cat "$W/gen.log")"
+		return
+	fi
+	local base="$W/live.base"
+	cp "$root/boot/grub/grub.cfg" "$base"
+	local orig
+	orig=$(snapshot "$root")
+	expect_exit "live: apply" 0 live memcg-policy apply
+	expect_eq "live: apply installs the drop-in" "$OUT" "created /etc/default/grub.d/99-memcg-policy.cfg"
+	check_menu "live: update-grub run by apply" "$base" "$root/boot/grub/grub.cfg"
+	expect_exit "live: check" 5 live memcg-policy check
+	case $OUT in
+	*drift*) fail "live: check finds no drift" "$OUT" ;;
+	*) pass "live: check finds no drift (5: the running kernel still runs with memcg on)" ;;
+	esac
+	local st
+	st=$(tree_state "$root")
+	expect_exit "live: second apply" 0 live memcg-policy apply
+	expect_eq "live: second apply changes nothing" "$OUT" "nothing to change"
+	expect_eq "live: second apply runs no update-grub (menu untouched)" "$(tree_state "$root")" "$st"
+	expect_exit "live: revert" 0 live memcg-policy revert
+	expect_eq "live: revert gives back every byte" "$(snapshot "$root")" "$orig"
+	if cmp -s "$base" "$root/boot/grub/grub.cfg"; then
+		pass "live: revert regenerated the original menu"
+	else
+		fail "live: revert regenerated the original menu" "$(diff -u "$base" "$root/boot/grub/grub.cfg" | head -20)"
+	fi
+}
+
 # ---- regenerate = yes with --root: the root's update-grub, chrooted ----
 
 # img CMD...: CMD with the host's /proc bound at ROOT/proc, as image builders
@@ -668,6 +730,7 @@ else
 		debian_case "$c"
 	done
 	upstream_case
+	if $have_probe; then live_case; else skip "live: grub-probe cannot probe / here"; fi
 fi
 rhel8_case host
 rhel8_case chroot
