@@ -16,6 +16,7 @@
 # for 10 on the machine of DESIGN section 9 (not this one).
 # Takes about a minute on 2 CPUs.
 set -u
+# shellcheck source=bench/tool-lib.sh
 . "$(dirname "$0")/tool-lib.sh"
 need strace strace
 GS="$TOP/bench/grubby-style.sh"
@@ -54,7 +55,7 @@ hf_rounds "$rounds" 1 --prepare-each "${args[@]}"
 tokens() {
 	(cd "$1/boot/loader/entries" && for f in *.conf; do
 		printf '%s:' "$f"
-		awk '$1 == "options" { $1 = ""; print }' "$f" | tr -s ' \t' '\n\n' | sed '/^$/d' | sort | tr '\n' ' '
+		awk '$1 == "options" { $1 = ""; print }' "$f" | tr -s ' \t' '\n' | sed '/^$/d' | sort | tr '\n' ' '
 		echo
 	done)
 }

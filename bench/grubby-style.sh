@@ -13,14 +13,18 @@
 #     options: one `echo | sed` pipeline per argument to remove, one
 #     `echo | grep` per argument to add (and `echo | sed` when its key is
 #     there already), and one `sed -i` writes the options line;
-#   - like `sed -i`, it fsyncs nothing: each file goes through sed's temp
-#     file and a rename, and nothing more.
+#   - like grubby-bls, it makes nothing durable: GNU `sed -i` writes a
+#     temp file and renames it over the entry, with no fsync.
 # Same kind and number of processes per entry and argument as grubby-bls,
 # written anew for this benchmark; it handles only what the benchmark
 # needs: --update-kernel=ALL with --args and --remove-args.
 #
 # Usage: bench/grubby-style.sh -b BLS-DIR [--env GRUBENV] --update-kernel=ALL
 #            [--args="A B"] [--remove-args="C D"]
+#
+# Word splitting of unquoted $line, `ls` in a for loop and sed for what
+# bash could do: deliberately, as grubby-bls does them (and as they cost).
+# shellcheck disable=SC2045,SC2001,SC2086
 set -u
 
 blsdir=/boot/loader/entries

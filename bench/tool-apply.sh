@@ -17,6 +17,7 @@
 # mtime and ctime of everything in the root before and after.
 # Takes about a minute.
 set -u
+# shellcheck source=bench/tool-lib.sh
 . "$(dirname "$0")/tool-lib.sh"
 need strace strace
 

@@ -12,6 +12,7 @@
 # and `memcg-policy --version` (starting the program and nothing else).
 # Read-only: it changes nothing on the system. Takes about 15 s.
 set -u
+# shellcheck source=bench/tool-lib.sh
 . "$(dirname "$0")/tool-lib.sh"
 
 rounds=${1:-20}
@@ -32,6 +33,7 @@ else
 	echo "note: no /proc/config.gz; the baseline is reading $cfg"
 fi
 
+# shellcheck disable=SC2119 # no file system to report here
 machine_report
 echo "rounds:  $rounds x $runs runs of each command, order turned each round"
 echo
@@ -49,8 +51,8 @@ hf_rounds "$rounds" "$runs" \
 
 read -r bmed _ <<<"$(stat_of "$base_name")"
 row() {
-	local name=$1 rss=$2 med lo hi n r rr
-	read -r med lo hi n <<<"$(stat_of "$name")"
+	local name=$1 rss=$2 med lo hi r rr
+	read -r med lo hi _ <<<"$(stat_of "$name")"
 	r=$(ratio "$med" "$bmed")
 	rr=$(round_ratios "$name" "$base_name")
 	printf '%-32s %8.2f %8.2f %8.2f %8.2f %9s %6s  %s\n' "$name" "$med" "$lo" "$hi" "$(cpu_of "$name")" "$rss" "$r" "${rr/ /-}"
@@ -66,7 +68,8 @@ row "$base_name" "$brss"
 row "memcg-policy decide" "$(maxrss_kib "$MP" decide)"
 row "memcg-policy status" "$(maxrss_kib "$MP" status)"
 echo "for reference:"
-row "$ref_name" "$(maxrss_kib ${ref_cmd})"
+# shellcheck disable=SC2086 # a command line, split on purpose
+row "$ref_name" "$(maxrss_kib $ref_cmd)"
 row "memcg-policy --version" "$(maxrss_kib "$MP" --version)"
 echo
 echo "ratio: median of the command / median of '$base_name', all runs;"

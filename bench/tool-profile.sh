@@ -12,6 +12,7 @@
 #      decide, status, and apply editing 100 BLS entries.
 # Read-only on the system; apply runs on a root in $BENCH_DIR. About 30 s.
 set -u
+# shellcheck source=bench/tool-lib.sh
 . "$(dirname "$0")/tool-lib.sh"
 need strace strace
 need cc "gcc"

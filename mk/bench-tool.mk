@@ -8,16 +8,23 @@ BENCH_DIR ?= /var/tmp
 
 .PHONY: bench-tool bench-tool-live bench-tool-apply bench-tool-grubby bench-tool-profile
 
-bench-tool: bench-tool-live bench-tool-apply bench-tool-grubby bench-tool-profile
+BENCH_ENV = MEMCG_POLICY=$(abspath $(BUILD))/memcg-policy BENCH_DIR=$(BENCH_DIR)
+
+# one after the other, never in parallel (make -j): each times the machine
+bench-tool: $(BUILD)/memcg-policy
+	$(BENCH_ENV) bench/tool-live.sh
+	$(BENCH_ENV) bench/tool-apply.sh
+	$(BENCH_ENV) bench/grubby-compare.sh
+	$(BENCH_ENV) bench/tool-profile.sh
 
 bench-tool-live: $(BUILD)/memcg-policy
-	MEMCG_POLICY=$(abspath $(BUILD))/memcg-policy bench/tool-live.sh
+	$(BENCH_ENV) bench/tool-live.sh
 
 bench-tool-apply: $(BUILD)/memcg-policy
-	MEMCG_POLICY=$(abspath $(BUILD))/memcg-policy BENCH_DIR=$(BENCH_DIR) bench/tool-apply.sh
+	$(BENCH_ENV) bench/tool-apply.sh
 
 bench-tool-grubby: $(BUILD)/memcg-policy
-	MEMCG_POLICY=$(abspath $(BUILD))/memcg-policy BENCH_DIR=$(BENCH_DIR) bench/grubby-compare.sh
+	$(BENCH_ENV) bench/grubby-compare.sh
 
 bench-tool-profile: $(BUILD)/memcg-policy
-	MEMCG_POLICY=$(abspath $(BUILD))/memcg-policy BENCH_DIR=$(BENCH_DIR) bench/tool-profile.sh
+	$(BENCH_ENV) bench/tool-profile.sh
