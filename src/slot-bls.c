@@ -205,7 +205,14 @@ static int entry_slot(const struct root *r, const struct policy *p, const char *
 	s->exists = true;
 	s->content = text;
 	s->len = len;
+	bls_entry_describe(s, p);
+	return 0;
+}
 
+void bls_entry_describe(struct slot *s, const struct policy *p)
+{
+	const char *text = s->content ? s->content : "";
+	size_t len = s->content ? s->len : 0;
 	_cleanup_free_ char *version = bls_value(text, len, "version");
 	_cleanup_free_ char *linux_path = bls_value(text, len, "linux");
 	_cleanup_free_ char *uki = bls_value(text, len, "uki");
@@ -230,7 +237,6 @@ static int entry_slot(const struct root *r, const struct policy *p, const char *
 		s->unmanaged = true;
 		s->note = xasprintf("no linux line: %s", efi ? "an EFI program, not a kernel" : "not a kernel entry");
 	}
-	return 0;
 }
 
 static bool is_efi_name(const char *name)

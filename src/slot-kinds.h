@@ -23,6 +23,9 @@ struct slot *slot_list_add(struct slot_list *l, enum slot_kind kind, const char 
  * bad input (reported with FILE:LINE, -EXIT_BADINPUT); I/O errors
  * -EXIT_SYSTEM. */
 int slot_read_text(const struct root *r, const char *path, char **out, size_t *len);
+/* The checks slot_read_text() makes on the bytes it read (NUL bytes, lines
+ * over MAX_BOOT_LINE), reported as "DISP:LINE: ..."; pure (for fuzzing). */
+int slot_text_check(const char *disp, const char *text, size_t len);
 
 /* "bootloaders: KEY = no (FILE:LINE)" when the policy turns a slot kind
  * off, else NULL. */
@@ -46,6 +49,11 @@ int bls_slots_find(const struct root *r, const struct policy *p, const struct bo
 char *bls_slot_edit(const struct slot *s, const struct decision *d, struct strv *added, struct strv *removed,
 		    size_t *new_len);
 char *bls_slot_cmdline(const struct slot *s);
+/* The reader's part of discovery, pure (for fuzzing): from s->content
+ * (an entry's text), sets s->kernel (version, else from the linux path)
+ * and, for entries the tool must not edit, s->unmanaged and s->note. p may
+ * be NULL. */
+void bls_entry_describe(struct slot *s, const struct policy *p);
 /* The line /etc/kernel/cmdline is created with: the options of the
  * default kernel's entry without initrd=, BOOT_IMAGE=,
  * systemd.machine_id=; NULL if there is none or it lacks root=.

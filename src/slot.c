@@ -106,25 +106,31 @@ int slot_read_text(const struct root *r, const char *path, char **out, size_t *l
 		return report(EXIT_BADINPUT, "%s: not a regular file", disp);
 	if (e < 0)
 		return report(EXIT_SYSTEM, "%s: cannot read: %s", disp, strerror(-e));
+	e = slot_text_check(disp, text, n);
+	if (e < 0) {
+		free(text);
+		return e;
+	}
+	*out = text;
+	*len = n;
+	return 0;
+}
+
+int slot_text_check(const char *disp, const char *text, size_t n)
+{
 	unsigned line = 1;
 	size_t start = 0;
 	for (size_t i = 0; i <= n; i++) {
-		if (i < n && text[i] == '\0') {
-			free(text);
+		if (i < n && text[i] == '\0')
 			return report(EXIT_BADINPUT, "%s:%u: NUL byte", disp, line);
-		}
 		if (i == n || text[i] == '\n') {
-			if (i - start > MAX_BOOT_LINE) {
-				free(text);
+			if (i - start > MAX_BOOT_LINE)
 				return report(EXIT_BADINPUT, "%s:%u: line longer than %u bytes", disp, line,
 					      MAX_BOOT_LINE);
-			}
 			line++;
 			start = i + 1;
 		}
 	}
-	*out = text;
-	*len = n;
 	return 0;
 }
 
