@@ -67,11 +67,15 @@ check-san:
 check:
 	@tests/check-all.sh
 
-lint:
+lint: $(BUILD)/memcg-policy
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
-	  --inline-suppr --std=c11 -D_GNU_SOURCE -I src src tests/unit
+	  --inline-suppr --std=c11 -D_GNU_SOURCE -I src -I $(BUILD)/gen src tests/unit
+	clang-tidy -quiet $(SRCS) -- -std=gnu11 -D_GNU_SOURCE -DVERSION='"$(VERSION)"' \
+	  $(PKG_CFLAGS) -I$(BUILD)/gen
 	shellcheck -s sh grub.d/99-memcg-policy.cfg hooks/*
-	shellcheck tests/*.sh tests/cmd/*.sh
+	shellcheck -x tests/*.sh tests/cmd/*.sh tests/boot/*.sh tests/pkg/*.sh bench/*.sh
+	mandoc -Tlint -Wwarning man/memcg-policy.8 man/memcg-policy.conf.5
+	@echo "lint: clean"
 
 install-bin: $(BUILD)/memcg-policy
 	install -D -m 0755 $(BUILD)/memcg-policy $(DESTDIR)$(SBINDIR)/memcg-policy

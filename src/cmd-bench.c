@@ -444,6 +444,8 @@ static int do_run(const struct context *ctx, const unsigned *threads, unsigned n
 	for (unsigned i = 0; i < n_threads; i++)
 		if (threads[i] > max_threads)
 			max_threads = threads[i];
+	if (max_threads == 0)
+		max_threads = 1;
 	unsigned long long avail = mem_available(ctx);
 	if (size > ULLONG_MAX / max_threads || (avail && size * max_threads > avail / 10 * 9)) {
 		fprintf(stderr,

@@ -87,7 +87,7 @@ int cmd_set(struct context *ctx, int argc, char **argv)
 		fprintf(stderr, "%s: set: expected one of on, off, auto\n", program_name);
 		return EXIT_USAGE;
 	}
-	const char *mode = argv[optind];
+	const char *mode = argv[optind] ? argv[optind] : "";
 	if (!streq(mode, "on") && !streq(mode, "off") && !streq(mode, "auto")) {
 		fprintf(stderr, "%s: set: '%s' is not one of on, off, auto\n", program_name, mode);
 		return EXIT_USAGE;
@@ -97,7 +97,7 @@ int cmd_set(struct context *ctx, int argc, char **argv)
 	if (ctx->lock_fd < 0)
 		return -ctx->lock_fd;
 	_cleanup_free_ char *text = NULL, *display = NULL, *updated = NULL;
-	size_t len;
+	size_t len = 0;
 	bool exists;
 	int r = read_current(ctx, &text, &len, &exists, &display);
 	if (r < 0)
@@ -110,9 +110,11 @@ int cmd_set(struct context *ctx, int argc, char **argv)
 	policy_free(&check);
 	if (r < 0)
 		return -r;
+	if (!text)
+		return EXIT_SYSTEM;
 	r = policy_set_mode_text(text, len, mode, &updated);
-	if (r < 0)
-		return -r;
+	if (r < 0 || !updated)
+		return r < 0 ? -r : EXIT_SYSTEM;
 	if (!exists || !streq(updated, text)) {
 		r = write_config(ctx, updated, strlen(updated));
 		if (r < 0)

@@ -47,8 +47,7 @@ static void print_kernel(const struct evaluation *ev, const struct kernel_decisi
 int cmd_status(struct context *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = { { NULL, 0, NULL, 0 } };
-	int c;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
+	if (getopt_long(argc, argv, "", opts, NULL) != -1)
 		return EXIT_USAGE;
 	if (optind < argc) {
 		fprintf(stderr, "%s: status: unexpected argument '%s'\n", program_name, argv[optind]);

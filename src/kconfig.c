@@ -501,7 +501,7 @@ static void derive_facts(const struct parse_state *ps, const char *release, stru
 	else if (ps->syms[SYM_MEMCG_V1].state != SYM_ABSENT)
 		f->memcg_v1 = false;
 	else
-		f->memcg_v1 = version == 0 || version < 6012;
+		f->memcg_v1 = version < 6012; /* 0: unknown, an old kernel */
 	f->memcg_v1 = f->memcg_v1 && f->memcg_built;
 
 	f->rpi_symbols = sym_is_y(ps, SYM_BRCM_CHAR_DRIVERS) || sym_is_y(ps, SYM_BCM_VCIO) ||

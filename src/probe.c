@@ -170,7 +170,7 @@ enum run_state probe_memcg_running(const char **source)
 static void live_ram(struct system_facts *s)
 {
 	_cleanup_free_ char *text = NULL;
-	if (read_host("/proc/meminfo", &text) < 0)
+	if (read_host("/proc/meminfo", &text) < 0 || !text)
 		return;
 	const char *m = strstr(text, "MemTotal:");
 	unsigned long long kb;
@@ -202,7 +202,7 @@ int probe_system(const struct root *r, const struct policy *p, struct system_fac
 	if (r->live) {
 		s->running = probe_memcg_running(&s->running_source);
 		char *line = NULL;
-		if (read_host("/proc/cmdline", &line) == 0) {
+		if (read_host("/proc/cmdline", &line) == 0 && line) {
 			size_t l = strlen(line);
 			while (l && (line[l - 1] == '\n' || line[l - 1] == ' '))
 				line[--l] = '\0';

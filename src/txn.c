@@ -307,7 +307,7 @@ static struct txn_dir *dir_get(struct txn *t, const char *path, bool create, int
 	d->fd = fd;
 	d->dev = st.st_dev;
 	d->ino = st.st_ino;
-	t->dirs = xrealloc(t->dirs, (t->n_dirs + 1) * sizeof(*t->dirs));
+	t->dirs = xrealloc(t->dirs, (t->n_dirs + 1) * sizeof(*t->dirs)); /* NOLINT(bugprone-sizeof-expression): an array of pointers */
 	t->dirs[t->n_dirs++] = d;
 	return d;
 }
@@ -482,6 +482,10 @@ static int restore_old(struct txn_file *f)
 	int fd = tmp_create(f->dirfd, f->name, &tn);
 	if (fd < 0)
 		return fd;
+	if (!tn) {
+		close(fd);
+		return -EINVAL;
+	}
 	int r = write_all(fd, f->old, f->old_len);
 	if (r == 0)
 		r = set_owner_mode(fd, file_mode(f), f->old_st);

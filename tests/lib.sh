@@ -8,7 +8,7 @@
 set -u
 : "${MEMCG_POLICY:?run through tests/run.sh}"
 : "${TOP:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
-FIX="$TOP/tests/fixtures"
+export FIX="$TOP/tests/fixtures"
 export LC_ALL=C
 _tmpdirs=()
 cleanup_tmp() { [ ${#_tmpdirs[@]} -eq 0 ] || rm -rf "${_tmpdirs[@]}"; }

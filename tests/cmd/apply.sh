@@ -43,18 +43,21 @@ setup() {
 	cp -a "$root/." "$orig/"
 }
 
+# a file's identity: a link's target, else a hash of its bytes
+ident() { if [ -L "$1" ]; then readlink "$1"; else sha256sum <"$1" | cut -c1-16; fi; }
+
 # tree_state DIR: path, inode, mtime and hash of every file, except the
 # tool's own journal and lock
 tree_state() {
 	(cd "$1" && find . \( -path ./var/lib/memcg-policy -o -path ./run \) -prune -o \( -type f -o -type l \) -print |
 		sort | while read -r f; do
-			printf '%s %s %s\n' "$f" "$(stat -c '%i %Y' "$f")" "$( [ -L "$f" ] && readlink "$f" || sha256sum <"$f" | cut -c1-16)"
+			printf '%s %s %s\n' "$f" "$(stat -c '%i %Y' "$f")" "$(ident "$f")"
 		done)
 }
 tree_bytes() {
 	(cd "$1" && find . \( -path ./var/lib/memcg-policy -o -path ./run \) -prune -o \( -type f -o -type l \) -print |
 		sort | while read -r f; do
-			printf '%s %s\n' "$f" "$( [ -L "$f" ] && readlink "$f" || sha256sum <"$f" | cut -c1-16)"
+			printf '%s %s\n' "$f" "$(ident "$f")"
 		done)
 }
 
@@ -112,7 +115,7 @@ expect_exit "dry-run: exit 0" 0 "$MEMCG_POLICY" --root "$root" apply --dry-run
 expect_eq "dry-run: nothing written" "$(tree_state "$root")" "$before"
 check "dry-run: diff header for the entry" grep -q '^+++ b/boot/loader/entries/6a9857a393724b7a981ebb5b8495b9ea-6.7.4-200.fc39.x86_64.conf' <<<"$OUT"
 check "dry-run: the added token on a + line" grep -q '^+options .*cgroup_disable=memory$' <<<"$OUT"
-[ -e "$root/var/lib/memcg-policy/journal.json" ] && fail "dry-run: no journal" || pass "dry-run: no journal"
+if [ -e "$root/var/lib/memcg-policy/journal.json" ]; then fail "dry-run: no journal"; else pass "dry-run: no journal"; fi
 
 # ---- JSON for apply and check ----
 setup systemd-boot-xbootldr off
@@ -234,7 +237,7 @@ for n in 1 2 3 4 5 6 7 8 9 10 11 12; do
 	leftovers=$(find "$root" -name '*.memcg-policy.*' | wc -l)
 	expect_eq "failpoint $n: no temp file left" "$leftovers" 0
 done
-[ "$n" -gt 3 ] && pass "failpoints: more than three steps exercised ($((n - 1)))" || fail "failpoints: only $((n - 1)) steps"
+if [ "$n" -gt 3 ]; then pass "failpoints: more than three steps exercised ($((n - 1)))"; else fail "failpoints: only $((n - 1)) steps"; fi
 expect_eq "failpoints: the uninterrupted run succeeds" "$steps_ok" 0
 [ -n "$root_steps" ]
 
