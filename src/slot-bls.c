@@ -315,11 +315,21 @@ static char *edit_joined(void *ctx)
 	return sb_take(&sb);
 }
 
-static bool line_has_dashdash(const char *s, size_t len)
+/* Does this options line end the kernel's parameters for the lines after
+ * it? A bare "--" does; so does an unterminated quote: the lines are
+ * joined with spaces, and the quote runs on through every later line, which
+ * the kernel then reads as part of one quoted value. */
+static bool line_ends_params(const char *s, size_t len)
 {
 	struct cmdline c;
 	cmdline_split(s, len, &c);
 	bool r = c.has_dashdash;
+	if (!r && c.n > 0) {
+		size_t quotes = 0;
+		for (size_t i = 0; i < c.tok[c.n - 1].len; i++)
+			quotes += s[c.tok[c.n - 1].start + i] == '"';
+		r = quotes % 2;
+	}
 	cmdline_free(&c);
 	return r;
 }
@@ -344,7 +354,9 @@ char *bls_slot_edit(const struct slot *s, const struct decision *d, struct strv 
 	size_t *line_of = xcalloc(nopt + 1, sizeof(size_t));
 
 	/* removal in every options line up to the one that ends the
-	 * kernel's parameters: after a "--" everything belongs to init */
+	 * kernel's parameters: after a "--" everything belongs to init, after
+	 * an unterminated quote to a quoted value; new tokens go into that
+	 * line (before its "--" or its unterminated quote) */
 	size_t k = 0, target = SIZE_MAX;
 	bool init_args = false;
 	for (size_t i = 0; i < n; i++) {
@@ -357,7 +369,7 @@ char *bls_slot_edit(const struct slot *s, const struct decision *d, struct strv 
 		else
 			be.val[k] = cmdline_edit(v, vl, &d->remove, NULL, removed);
 		be.vlen[k] = strlen(be.val[k]);
-		if (!init_args && line_has_dashdash(be.val[k], be.vlen[k])) {
+		if (!init_args && line_ends_params(be.val[k], be.vlen[k])) {
 			init_args = true;
 			target = k;
 		}
