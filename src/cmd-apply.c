@@ -33,7 +33,35 @@ static void print_changes(const struct evaluation *ev)
 	}
 }
 
-static int commit(struct context *ctx, struct evaluation *ev, const struct apply_options *o)
+/* A generated GRUB menu that does not carry the decision, where this run
+ * may regenerate it: that is part of applying (the drop-in's output
+ * changes with the policy while the drop-in itself stays the same). */
+static bool menu_drifts(const struct context *ctx, const struct apply_options *o, const struct evaluation *ev,
+			size_t i)
+{
+	enum tristate g = ctx->policy.regenerate;
+	if (o->no_regenerate || g == TRI_NO || (g == TRI_AUTO && !ctx->root.live))
+		return false;
+	return ev->slots.v[i].kind == SLOT_GRUB_CFG && ev->ch[i].state == SLOT_DRIFT;
+}
+
+static bool any_change(const struct evaluation *ev)
+{
+	for (size_t i = 0; i < ev->slots.n; i++)
+		if (ev->ch[i].changed)
+			return true;
+	return false;
+}
+
+static bool any_work(const struct context *ctx, const struct apply_options *o, const struct evaluation *ev)
+{
+	for (size_t i = 0; i < ev->slots.n; i++)
+		if (ev->ch[i].changed || menu_drifts(ctx, o, ev, i))
+			return true;
+	return false;
+}
+
+static int write_files(struct context *ctx, struct evaluation *ev)
 {
 	struct journal j = {0};
 	int r = journal_load(&ctx->root, &j);
@@ -68,24 +96,23 @@ static int commit(struct context *ctx, struct evaluation *ev, const struct apply
 	}
 	r = txn_commit(&t);
 	txn_free(&t);
-	if (r < 0)
-		return r;
-
-	bool *changed = xcalloc(ev->slots.n ? ev->slots.n : 1, sizeof(bool));
-	for (size_t i = 0; i < ev->slots.n; i++)
-		changed[i] = ev->ch[i].changed;
-	unsigned ran = 0;
-	r = grub_after_commit(&ctx->root, &ctx->policy, &ev->slots, changed, o->no_regenerate, &ran);
-	free(changed);
 	return r;
 }
 
-static bool any_change(const struct evaluation *ev)
+static int commit(struct context *ctx, struct evaluation *ev, const struct apply_options *o)
 {
+	if (any_change(ev)) {
+		int r = write_files(ctx, ev);
+		if (r < 0)
+			return r;
+	}
+	bool *changed = xcalloc(ev->slots.n ? ev->slots.n : 1, sizeof(bool));
 	for (size_t i = 0; i < ev->slots.n; i++)
-		if (ev->ch[i].changed)
-			return true;
-	return false;
+		changed[i] = ev->ch[i].changed || menu_drifts(ctx, o, ev, i);
+	unsigned ran = 0;
+	int r = grub_after_commit(&ctx->root, &ctx->policy, &ev->slots, changed, o->no_regenerate, &ran);
+	free(changed);
+	return r;
 }
 
 /* An input error under --hook is a warning, unless the policy is strict. */
@@ -107,7 +134,7 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 		evaluation_free(&ev);
 		return hook_result(ctx, o, r);
 	}
-	if (!o->dry_run && any_change(&ev) && ctx->lock_fd < 0) {
+	if (!o->dry_run && any_work(ctx, o, &ev) && ctx->lock_fd < 0) {
 		/* Changes to make: take the lock, then look again, since
 		 * another run may have made them meanwhile. */
 		evaluation_free(&ev);
@@ -137,7 +164,7 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 				r = print_unified_diff(s->path, s->exists ? s->content : NULL, s->exists ? s->len : 0,
 						       c->new_content, c->new_len);
 		}
-	} else if (changed) {
+	} else if (any_work(ctx, o, &ev)) {
 		r = commit(ctx, &ev, o);
 	}
 	if (r >= 0) {

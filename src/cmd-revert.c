@@ -43,7 +43,11 @@ static char *reverted_content(const struct journal_entry *e, const char *cur, si
 		*len = e->original_len;
 		return xstrndup(e->original, e->original_len);
 	}
-	/* changed since: undo token by token */
+	/* changed since: /etc/default/grub loses the marked line, other
+	 * files get the token-level undo */
+	if (streq(e->path, GRUB_DEFAULT_PATH))
+		return grub_default_unmark(cur, cur_len, len);
+	/* undo token by token */
 	struct strv remove = {0};
 	for (size_t i = 0; i < e->added.n; i++)
 		push_items(&remove, e->added.v[i]);

@@ -84,7 +84,7 @@ static void plan_slot(const struct evaluation *ev, struct slot *s, struct slot_c
 	if (!s->exists) {
 		/* created only to carry something: a keep decision, or one
 		 * that adds nothing, creates no file */
-		c->changed = s->create && c->added.n > 0;
+		c->changed = s->create && (c->added.n > 0 || grub_slot_creates(s, &kd->d));
 		c->state = c->changed ? SLOT_MISSING : SLOT_IN_SYNC;
 		return;
 	}

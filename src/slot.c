@@ -11,11 +11,6 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
-/* The GRUB slots are built in slot-grub.c; until it is linked in these
- * references stay NULL and the root simply has no GRUB slots. */
-#pragma weak grub_slots_find
-#pragma weak grub_slot_edit
-
 static const char *const kind_names[] = {
 	[SLOT_BLS] = "bls",
 	[SLOT_KERNEL_CMDLINE] = "kernel-cmdline",
@@ -154,7 +149,7 @@ int slots_find(const struct root *r, const struct policy *p, const char *default
 		e = kcmdline_slots_find(r, p, default_kernel, out);
 	if (e >= 0)
 		e = rpi_slots_find(r, p, out);
-	if (e >= 0 && grub_slots_find)
+	if (e >= 0)
 		e = grub_slots_find(r, p, out);
 	if (e < 0) {
 		slots_free(out);
@@ -194,9 +189,7 @@ char *slot_edit(const struct slot *s, const struct decision *d, struct strv *add
 	case SLOT_GRUB_DROPIN:
 	case SLOT_GRUB_DEFAULT:
 	case SLOT_GRUBENV:
-		if (grub_slot_edit)
-			return grub_slot_edit(s, d, added, removed, new_len);
-		return NULL;
+		return grub_slot_edit(s, d, added, removed, new_len);
 	case SLOT_GRUB_CFG:
 	case SLOT_UKI:
 		return NULL;
@@ -213,6 +206,9 @@ char *slot_cmdline(const struct slot *s)
 	case SLOT_RPI:
 	case SLOT_RPI_EXTRA:
 		return line_slot_cmdline(s);
+	case SLOT_GRUBENV:
+	case SLOT_GRUB_CFG:
+		return grub_slot_cmdline(s);
 	default:
 		return NULL;
 	}
