@@ -39,7 +39,8 @@ SYSCONFDIR ?= /etc
 LIBDIR_KERNEL ?= /usr/lib/kernel
 BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 
-.PHONY: all check check-one check-san unit clean install-bin uninstall-bin lint
+
+.PHONY: all check check-all check-one check-san unit clean install-bin uninstall-bin lint
 
 all: $(BUILD)/memcg-policy
 
@@ -66,6 +67,11 @@ check-san:
 
 check:
 	@tests/check-all.sh
+
+# Everything CI runs: check, then boots, packages, fuzzing and linters
+# (needs root and the packages in .ci/packages).
+check-all:
+	@tests/check-all.sh all
 
 lint: $(BUILD)/memcg-policy
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \

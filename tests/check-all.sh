@@ -1,33 +1,49 @@
 #!/bin/bash
-# make check: the whole suite on the normal build, then once more built with
-# ASan and UBSan; prints the combined "N passed, N failed" last.
+# make check:      the whole suite on the normal build, then once more built
+#                  with ASan and UBSan.
+# make check-all:  that, then the tiers that need root and more packages:
+#                  real boots under QEMU (check-boot), the Debian and RPM
+#                  packages (check-pkg), a short fuzzing round (check-fuzz)
+#                  and the linters (lint).
+# Prints each stage's count and, last, the combined "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.." || exit 2
 make="${MAKE:-make}"
 total_p=0
 total_f=0
-for variant in normal sanitizers; do
-	if [ "$variant" = normal ]; then args=(BUILD=build); else args=(BUILD=build-san SAN=1); fi
-	echo "== $variant build"
-	if ! "$make" -s "${args[@]}" all unit; then
-		echo "build failed ($variant)"
-		total_f=$((total_f + 1))
-		continue
-	fi
-	out=$("$make" -s "${args[@]}" check-one 2>&1)
-	printf '%s\n' "$out" | sed '$d'
-	last=$(printf '%s\n' "$out" | tail -n 1)
-	p=$(printf '%s\n' "$last" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
-	f=$(printf '%s\n' "$last" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+
+# stage NAME COMMAND...: runs it, takes its last "N passed, N failed" line;
+# a stage without one counts as one test, passed if it exited 0.
+stage() {
+	local name=$1
+	shift
+	echo "== $name"
+	local out rc
+	out=$("$@" 2>&1)
+	rc=$?
+	printf '%s\n' "$out" | grep -v '^\s*PASS: ' | sed '$d'
+	local last p f
+	last=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)
+	p=$(printf '%s\n' "$last" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed.*$/\1/p')
+	f=$(printf '%s\n' "$last" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed.*$/\2/p')
 	if [ -z "$p" ]; then
-		printf '%s\n' "$out" | tail -n 20
-		echo "test run of the $variant build gave no summary"
-		total_f=$((total_f + 1))
-		continue
+		if [ "$rc" -eq 0 ]; then p=1 f=0; else p=0 f=1; printf '%s\n' "$out" | tail -n 20; fi
+	elif [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "$name exited $rc with no failed test: counted as a failure"
+		f=1
 	fi
-	echo "($variant: $p passed, $f failed)"
+	echo "($name: $p passed, $f failed)"
 	total_p=$((total_p + p))
 	total_f=$((total_f + f))
-done
+}
+
+stage "normal build" "$make" -s BUILD=build all unit check-one
+stage "sanitizers build (ASan, UBSan)" "$make" -s BUILD=build-san SAN=1 all unit check-one
+if [ "${1:-}" = all ]; then
+	stage "boot tests under QEMU" "$make" -s check-boot
+	stage "packages" "$make" -s check-pkg
+	if [ -f mk/fuzz.mk ]; then stage "fuzzing round" "$make" -s check-fuzz; fi
+	stage "linters" "$make" -s lint
+fi
 echo "$total_p passed, $total_f failed"
 [ "$total_f" -eq 0 ]
