@@ -170,8 +170,9 @@ static int read_config(const struct root *r, struct kernel *k, const char *path,
 }
 
 /* The config of one kernel, from the first place of DESIGN section 3 that
- * has one. Errors are printed and kept in k->config_error. */
-static void load_config(const struct root *r, struct kernel *k)
+ * has one. Errors are printed and kept in k->config_error; a config that is
+ * nowhere is only printed when report_missing is set (returns false then). */
+static bool load_config(const struct root *r, struct kernel *k, bool report_missing)
 {
 	char *paths[4];
 	size_t n = 0;
@@ -195,12 +196,15 @@ static void load_config(const struct root *r, struct kernel *k)
 		k->config_error = rc < 0 ? rc : 0;
 		done = true;
 	}
-	if (!done)
+	if (!done && report_missing)
 		k->config_error = report(EXIT_BADINPUT, "no kernel config for %s (looked in %s)",
 					 k->version, looked.s ? looked.s : "");
+	else if (!done)
+		log_verbose("no kernel config for %s (looked in %s)", k->version, looked.s ? looked.s : "");
 	sb_free(&looked);
 	for (size_t i = 0; i < n; i++)
 		free(paths[i]);
+	return done;
 }
 
 /* ---- cgroup_enable in the symbol table ----------------------------------- */
@@ -345,6 +349,8 @@ static void load_accepts_enable(const struct root *r, struct kernel *k)
 
 /* ---- the list ------------------------------------------------------------ */
 
+static void kernel_free_one(struct kernel *k);
+
 static struct kernel *add_kernel(struct kernel_list *l, const char *version)
 {
 	l->k = xrealloc(l->k, (l->n + 1) * sizeof(*l->k));
@@ -404,23 +410,39 @@ int kernels_load(const struct root *r, const char *only, struct kernel_list *out
 	}
 
 	for (size_t i = 0; i < out->n; i++) {
-		load_config(r, &out->k[i]);
-		load_accepts_enable(r, &out->k[i]);
+		struct kernel *k = &out->k[i];
+		/* The running kernel whose package is gone (its config with it)
+		 * is no input when other kernels are installed: it boots no
+		 * more, and it must not make every command fail. */
+		bool optional = !only && !k->installed && out->n > 1;
+		if (!load_config(r, k, !optional)) {
+			if (optional) {
+				kernel_free_one(k);
+				memmove(k, k + 1, (out->n - i - 1) * sizeof(*k));
+				out->n--;
+				i--;
+				continue;
+			}
+		}
+		load_accepts_enable(r, k);
 	}
 	return 0;
+}
+
+static void kernel_free_one(struct kernel *k)
+{
+	free(k->version);
+	free(k->config_path);
+	kconfig_facts_free(&k->kc);
+	free(k->system_map);
 }
 
 void kernels_free(struct kernel_list *l)
 {
 	if (!l)
 		return;
-	for (size_t i = 0; i < l->n; i++) {
-		struct kernel *k = &l->k[i];
-		free(k->version);
-		free(k->config_path);
-		kconfig_facts_free(&k->kc);
-		free(k->system_map);
-	}
+	for (size_t i = 0; i < l->n; i++)
+		kernel_free_one(&l->k[i]);
 	free(l->k);
 	free(l->running_release);
 	memset(l, 0, sizeof(*l));
