@@ -189,6 +189,25 @@ static char *uki_version(const char *name)
 #define UKI_NOTE "the command line is inside the UKI's .cmdline section: rebuild it " \
 		 "(e.g. with ukify or kernel-install) with /etc/kernel/cmdline"
 
+/* Does this options line end the kernel's parameters for the lines after
+ * it? A bare "--" does; so does an unterminated quote: the lines are
+ * joined with spaces, and the quote runs on through every later line, which
+ * the kernel then reads as part of one quoted value. */
+static bool line_ends_params(const char *s, size_t len)
+{
+	struct cmdline c;
+	cmdline_split(s, len, &c);
+	bool r = c.has_dashdash;
+	if (!r && c.n > 0) {
+		size_t quotes = 0;
+		for (size_t i = 0; i < c.tok[c.n - 1].len; i++)
+			quotes += s[c.tok[c.n - 1].start + i] == '"';
+		r = quotes % 2;
+	}
+	cmdline_free(&c);
+	return r;
+}
+
 static int entry_slot(const struct root *r, const struct policy *p, const char *path, struct slot_list *l)
 {
 	char *text;
@@ -200,6 +219,12 @@ static int entry_slot(const struct root *r, const struct policy *p, const char *
 		_cleanup_free_ char *disp = root_display(r, path);
 		report_warn("%s: dangling symbolic link, skipped", disp);
 		return 0;
+	}
+	_cleanup_free_ char *disp = root_display(r, path);
+	e = bls_entry_check(disp, text, len);
+	if (e < 0) {
+		free(text);
+		return e;
 	}
 	struct slot *s = slot_list_add(l, SLOT_BLS, path);
 	s->exists = true;
@@ -237,6 +262,36 @@ void bls_entry_describe(struct slot *s, const struct policy *p)
 		s->unmanaged = true;
 		s->note = xasprintf("no linux line: %s", efi ? "an EFI program, not a kernel" : "not a kernel entry");
 	}
+}
+
+int bls_entry_check(const char *disp, const char *text, size_t len)
+{
+	_cleanup_free_ struct bls_line *lines = NULL;
+	size_t n = bls_parse(text, len, &lines);
+	size_t last = SIZE_MAX;
+	for (size_t i = 0; i < n; i++)
+		if (lines[i].options)
+			last = i;
+	for (size_t i = 0; i < n; i++) {
+		if (!lines[i].options)
+			continue;
+		const char *v = text + lines[i].vstart;
+		size_t vl = lines[i].vend - lines[i].vstart, quotes = 0;
+		struct cmdline c;
+		cmdline_split(v, vl, &c);
+		bool dashdash = c.has_dashdash;
+		cmdline_free(&c);
+		if (dashdash)
+			break; /* what follows belongs to init */
+		for (size_t k = 0; k < vl; k++)
+			quotes += v[k] == '"';
+		if (quotes % 2 && i != last)
+			return report(EXIT_BADINPUT,
+				      "%s:%zu: a quote opened in this options line runs on into the next one "
+				      "(the lines are joined): cannot edit the entry safely",
+				      disp, i + 1);
+	}
+	return 0;
 }
 
 static bool is_efi_name(const char *name)
@@ -313,25 +368,6 @@ static char *edit_joined(void *ctx)
 		sb_appendn(&sb, be->val[i], be->vlen[i]);
 	}
 	return sb_take(&sb);
-}
-
-/* Does this options line end the kernel's parameters for the lines after
- * it? A bare "--" does; so does an unterminated quote: the lines are
- * joined with spaces, and the quote runs on through every later line, which
- * the kernel then reads as part of one quoted value. */
-static bool line_ends_params(const char *s, size_t len)
-{
-	struct cmdline c;
-	cmdline_split(s, len, &c);
-	bool r = c.has_dashdash;
-	if (!r && c.n > 0) {
-		size_t quotes = 0;
-		for (size_t i = 0; i < c.tok[c.n - 1].len; i++)
-			quotes += s[c.tok[c.n - 1].start + i] == '"';
-		r = quotes % 2;
-	}
-	cmdline_free(&c);
-	return r;
 }
 
 char *bls_slot_edit(const struct slot *s, const struct decision *d, struct strv *added, struct strv *removed,

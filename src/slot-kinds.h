@@ -54,6 +54,10 @@ char *bls_slot_cmdline(const struct slot *s);
  * and, for entries the tool must not edit, s->unmanaged and s->note. p may
  * be NULL. */
 void bls_entry_describe(struct slot *s, const struct policy *p);
+/* An entry the editor cannot handle safely: a quote opened in an options
+ * line (before the kernel's parameters end) that runs on into the next
+ * options line. Bad input, "DISP:LINE: ..." (-EXIT_BADINPUT); pure. */
+int bls_entry_check(const char *disp, const char *text, size_t len);
 /* The line /etc/kernel/cmdline is created with: the options of the
  * default kernel's entry without initrd=, BOOT_IMAGE=,
  * systemd.machine_id=; NULL if there is none or it lacks root=.
