@@ -427,7 +427,9 @@ char *bls_slot_edit(const struct slot *s, const struct decision *d, struct strv 
 	for (k = 0; k < nopt; k++) {
 		const struct bls_line *L = &lines[line_of[k]];
 		sb_appendn(&sb, text + pos, L->vstart - pos);
-		if (!L->sep && be.vlen[k] > 0)
+		/* "options" right before its value needs a blank, unless the
+		 * value starts with one of its own ("options\rx") */
+		if (!L->sep && be.vlen[k] > 0 && !any_ws(be.val[k][0]))
 			sb_appendc(&sb, ' ');
 		sb_appendn(&sb, be.val[k], be.vlen[k]);
 		pos = L->vend;

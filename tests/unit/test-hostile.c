@@ -69,4 +69,19 @@ TEST(bls_quote_across_options_lines_is_bad_input)
 	CHECK_INT(entry_check("linux /v\noptions a -- x=\"y\noptions z\"\n"), 0);
 }
 
-TEST_MAIN(T(bls_unterminated_quote_takes_the_token), T(bls_quote_across_options_lines_is_bad_input))
+/* fuzz-bls: "options" followed by a \r (or \v, \f) and then tokens got a
+ * space inserted after the key on every edit, so adding a token and taking
+ * it out again left a byte more. */
+TEST(bls_options_key_with_cr_separator_round_trips)
+{
+	const char *in = "linux /v\noptions\rroot=/dev/sda1 quiet\n";
+	char *out = bls_edit(in, "cgroup_disable=memory", NULL);
+	CHECK_STR(out, "linux /v\noptions\rroot=/dev/sda1 quiet cgroup_disable=memory\n");
+	char *back = bls_edit(out, NULL, "cgroup_disable=memory");
+	CHECK_STR(back, in);
+	free(out);
+	free(back);
+}
+
+TEST_MAIN(T(bls_unterminated_quote_takes_the_token), T(bls_quote_across_options_lines_is_bad_input),
+	  T(bls_options_key_with_cr_separator_round_trips))
