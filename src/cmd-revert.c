@@ -1,7 +1,9 @@
-/* cmd-revert.c - `revert [--dry-run]`: takes out every argument the tool
- * wrote and puts back what it removed, from the journal (journal.h):
- * files still as the tool left them get their original bytes back; files
- * changed since get the token-level undo. */
+/* cmd-revert.c - `revert [--dry-run] [--kernel VER]`: takes out every
+ * argument the tool wrote and puts back what it removed, from the journal
+ * (journal.h): files still as the tool left them get their original bytes
+ * back; files changed since get the token-level undo. --kernel limits it to
+ * the files of one kernel (the kernel-install plugin's `remove`: the
+ * kernel's entries are gone by then, and so are their journal records). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -61,13 +63,16 @@ int cmd_revert(struct context *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "dry-run", no_argument, NULL, 'n' },
+		{ "kernel", required_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool dry_run = false;
+	const char *kernel = NULL;
 	int c;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n': dry_run = true; break;
+		case 'k': kernel = optarg; break;
 		default: return EXIT_USAGE;
 		}
 	}
@@ -94,8 +99,12 @@ int cmd_revert(struct context *ctx, int argc, char **argv)
 	txn_init(&t, &ctx->root);
 	struct strv grubenv_paths = {0}, grubenv_values = {0};
 	bool grub_input = false;
+	struct strv done = {0}; /* paths whose records end */
 	for (size_t i = 0; i < j.n && r >= 0; i++) {
 		const struct journal_entry *e = &j.v[i];
+		if (kernel && !streq_ptr(e->kernel, kernel))
+			continue;
+		strv_pushdup(&done, e->path);
 		_cleanup_free_ char *cur = NULL;
 		size_t cur_len = 0;
 		bool exists = true;
@@ -116,7 +125,10 @@ int cmd_revert(struct context *ctx, int argc, char **argv)
 			break;
 		}
 		if (!exists) {
-			report_warn("%s is gone: nothing to revert there", e->path);
+			if (kernel)
+				log_verbose("%s is gone: its record is dropped", e->path);
+			else
+				report_warn("%s is gone: nothing to revert there", e->path);
 			continue;
 		}
 		size_t len = 0;
@@ -137,10 +149,19 @@ int cmd_revert(struct context *ctx, int argc, char **argv)
 		if (log_verbosity >= 0)
 			printf("%s %s\n", del ? "removed" : "restored", e->path);
 	}
-	if (r >= 0 && !dry_run) {
-		txn_delete(&t, JOURNAL_PATH);
+	if (r >= 0 && !dry_run && done.n) {
+		for (size_t i = 0; i < done.n; i++)
+			journal_forget(&j, done.v[i]);
+		if (j.n == 0) {
+			txn_delete(&t, JOURNAL_PATH);
+		} else {
+			size_t len;
+			_cleanup_free_ char *text = journal_serialize(&j, &len);
+			txn_add(&t, JOURNAL_PATH, text, len, 0644);
+		}
 		r = txn_commit(&t);
 	}
+	strv_free(&done);
 	txn_free(&t);
 	for (size_t i = 0; r >= 0 && !dry_run && i < grubenv_paths.n; i++) {
 		r = grub_set_kernelopts(&ctx->root, grubenv_paths.v[i], grubenv_values.v[i]);

@@ -23,7 +23,7 @@ static const struct command commands[] = {
 	{ "apply", cmd_apply, "[--kernel VER] [--dry-run] [--no-regenerate] [--hook]", "make the boot configuration match the decision" },
 	{ "check", cmd_check, "[--kernel VER]", "compare without writing: 0 in sync, 1 drift, 5 reboot pending" },
 	{ "set", cmd_set, "on|off|auto [--no-apply]", "record mode= in /etc/memcg-policy.conf, then apply" },
-	{ "revert", cmd_revert, "[--dry-run]", "take out every argument the tool wrote, restore what it removed" },
+	{ "revert", cmd_revert, "[--dry-run] [--kernel VER]", "take out every argument the tool wrote, restore what it removed" },
 	{ "bench", cmd_bench, "[OPTIONS] | --compare A B", "page-fault microbenchmark" },
 	{ "grub-cmdline", cmd_grub_cmdline, "[--no-add] VALUE", "plumbing for the GRUB drop-in" },
 };

@@ -304,3 +304,21 @@ printf '[policy]\nmode = on\nbogus = 1\n' >"$root/etc/memcg-policy.conf"
 before=$(tree_bytes "$root")
 expect_exit "set: a broken policy is not rewritten (exit 3)" 3 "$MEMCG_POLICY" --root "$root" set off
 expect_eq "set: nothing written" "$(tree_bytes "$root")" "$before"
+
+# ---- revert --kernel: one kernel's files only ----
+setup fedora off
+expect_exit "revert --kernel: apply" 0 "$MEMCG_POLICY" --root "$root" apply
+e5="boot/loader/entries/6a9857a393724b7a981ebb5b8495b9ea-6.5.6-300.fc39.x86_64.conf"
+e7="boot/loader/entries/6a9857a393724b7a981ebb5b8495b9ea-6.7.4-200.fc39.x86_64.conf"
+expect_exit "revert --kernel: exit 0" 0 "$MEMCG_POLICY" --root "$root" revert --kernel 6.5.6-300.fc39.x86_64
+check "revert --kernel: that kernel's entry has its original bytes" cmp -s "$root/$e5" "$orig/$e5"
+check "revert --kernel: another kernel's entry keeps the decision" grep -q 'cgroup_disable=memory' "$root/$e7"
+check "revert --kernel: /etc/kernel/cmdline (global) keeps the decision" grep -q 'cgroup_disable=memory' "$root/etc/kernel/cmdline"
+expect_exit "revert --kernel: the rest reverts later" 0 "$MEMCG_POLICY" --root "$root" revert
+check "revert --kernel, then revert: the other entry is back too" cmp -s "$root/$e7" "$orig/$e7"
+setup fedora off
+expect_exit "revert --kernel, entry gone: apply" 0 "$MEMCG_POLICY" --root "$root" apply
+rm "$root/$e5"
+expect_exit "revert --kernel, entry gone: exit 0" 0 "$MEMCG_POLICY" --root "$root" revert --kernel 6.5.6-300.fc39.x86_64
+check "revert --kernel, entry gone: its record is dropped" sh -c "! grep -q '6.5.6-300.fc39.x86_64.conf' '$root/var/lib/memcg-policy/journal.json'"
+check "revert --kernel, entry gone: other records stay" grep -q '6.7.4-200.fc39.x86_64.conf' "$root/var/lib/memcg-policy/journal.json"

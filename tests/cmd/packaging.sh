@@ -222,7 +222,10 @@ KERNEL_INSTALL_VERBOSE=1 expect_exit "plugin add, verbose: exit 0" 0 "$ki" add 6
 expect_eq "plugin add, verbose: runs memcg-policy -v" "$(log)" "memcg -v apply --kernel 6.1.0-41-amd64 --hook"
 : >"$fake/log"
 expect_exit "plugin remove: exit 0" 0 "$ki" remove 6.1.0-41-amd64 /boot/efi/abc/6.1.0-41-amd64
-expect_eq "plugin remove: runs nothing" "$(log)" ""
+expect_eq "plugin remove: drops the kernel's records (revert --kernel VER)" "$(log)" "memcg -q revert --kernel 6.1.0-41-amd64"
+: >"$fake/log"
+FAKE_RC=4 expect_exit "plugin remove: a failing revert never fails the removal" 0 "$ki" remove 6.1.0-41-amd64 /e
+: >"$fake/log"
 expect_exit "plugin, other command: exit 0" 0 "$ki" inspect 6.1.0-41-amd64
 expect_exit "plugin add without a version: exit 0" 0 "$ki" add
 expect_eq "plugin, other command / no version: runs nothing" "$(log)" ""
@@ -389,8 +392,14 @@ else
 	else
 		fail "kernel-install add again: the token once" "$(cat "$entry")"
 	fi
+	check "kernel-install add: the journal has a record of the entry" grep -q "\"kernel\": \"$REL\"" "$root/var/lib/memcg-policy/journal.json"
 	expect_exit "kernel-install remove: exit 0" 0 "${ki_env[@]}" kernel-install remove "$REL"
 	check "kernel-install remove: the entry is gone" test ! -e "$entry"
+	if grep -q "\"kernel\": \"$REL\"" "$root/var/lib/memcg-policy/journal.json" 2>/dev/null; then
+		fail "kernel-install remove: the journal's records of the kernel are dropped" "$(cat "$root/var/lib/memcg-policy/journal.json")"
+	else
+		pass "kernel-install remove: the journal's records of the kernel are dropped"
+	fi
 fi
 
 # ---- make install / uninstall --------------------------------------------
