@@ -83,8 +83,11 @@ static void plan_slot(const struct evaluation *ev, struct slot *s, struct slot_c
 	}
 	if (!s->exists) {
 		/* created only to carry something: a keep decision, or one
-		 * that adds nothing, creates no file */
-		c->changed = s->create && (c->added.n > 0 || grub_slot_creates(s, &kd->d));
+		 * that adds nothing, creates no file. What the decision adds
+		 * counts, not what this edit added: a file created from an
+		 * entry that already has the tokens (an earlier run was
+		 * killed between its renames) is still created. */
+		c->changed = s->create && ((!kd->d.keep && kd->d.add.n > 0) || grub_slot_creates(s, &kd->d));
 		c->state = c->changed ? SLOT_MISSING : SLOT_IN_SYNC;
 		return;
 	}
