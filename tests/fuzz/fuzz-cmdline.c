@@ -1,0 +1,137 @@
+/* fuzz-cmdline.c - the command-line tokenizer and editor (src/cmdline.c).
+ * Properties, on any bytes:
+ *   - tokens are non-empty, in order, inside the line, separated by
+ *     whitespace; cmdline_join(cmdline_split(x)) == x;
+ *   - for every decision's token sets: the edit is idempotent
+ *     (edit(edit(x)) == edit(x)), the result has every token to add and no
+ *     item to remove among the kernel's parameters, and what follows a bare
+ *     "--" keeps its bytes;
+ *   - to a decision and back: adding one of our tokens to a line that does
+ *     not have it, then removing it again, gives back the line byte for
+ *     byte, and the removal reports exactly that token. */
+#include "fuzz.h"
+#include "decisions.h"
+
+#include "cmdline.h"
+
+static bool cl_space(unsigned char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r') || c == 0xa0;
+}
+
+static void check_split(const char *line, size_t len)
+{
+	struct cmdline c;
+	cmdline_split(line, len, &c);
+	FUZZ_CHECK(c.n_kernel <= c.n);
+	FUZZ_CHECK(c.has_dashdash == (c.n_kernel < c.n));
+	size_t pos = 0;
+	for (size_t i = 0; i < c.n; i++) {
+		FUZZ_CHECK(c.tok[i].len > 0);
+		FUZZ_CHECK(c.tok[i].start >= pos);
+		FUZZ_CHECK(c.tok[i].start + c.tok[i].len <= len);
+		for (size_t k = pos; k < c.tok[i].start; k++)
+			FUZZ_CHECK(cl_space((unsigned char)line[k]));
+		FUZZ_CHECK(i == 0 || c.tok[i].start > pos); /* a separator between tokens */
+		FUZZ_CHECK(!cl_space((unsigned char)line[c.tok[i].start]));
+		pos = c.tok[i].start + c.tok[i].len;
+		free(cmdline_token_name(&c, i));
+		free(cmdline_token_value(&c, i));
+	}
+	char *joined = cmdline_join(&c);
+	if (!memchr(line, '\0', len))
+		FUZZ_CHECK(fuzz_same(joined, strlen(joined), line, len));
+	else /* NUL bytes inside: the same bytes (a shorter join is an ASan report) */
+		FUZZ_CHECK(memcmp(joined, line, len) == 0 && joined[len] == '\0');
+	free(joined);
+	cmdline_free(&c);
+}
+
+/* The bytes from the bare "--" on (NULL if there is none). */
+static const char *init_part(const char *line, size_t len, size_t *plen)
+{
+	struct cmdline c;
+	cmdline_split(line, len, &c);
+	const char *r = NULL;
+	if (c.has_dashdash) {
+		r = line + c.tok[c.n_kernel].start;
+		*plen = len - c.tok[c.n_kernel].start;
+	}
+	cmdline_free(&c);
+	return r;
+}
+
+static bool has_item_spec(const char *line, size_t len, const char *spec)
+{
+	const char *eq = strchr(spec, '=');
+	char *name = xstrndup(spec, (size_t)(eq - spec));
+	char *items = xstrdup(eq + 1);
+	struct cmdline c;
+	cmdline_split(line, len, &c);
+	bool any = false;
+	for (char *save = NULL, *it = strtok_r(items, ",", &save); it; it = strtok_r(NULL, ",", &save))
+		any |= cmdline_has_item(&c, name, it);
+	cmdline_free(&c);
+	free(name);
+	free(items);
+	return any;
+}
+
+static void check_decision(const char *line, size_t len, const struct fuzz_decision *d)
+{
+	struct strv add, remove, removed = { 0 };
+	fuzz_decision_strv(d, &add, &remove);
+	char *y = cmdline_edit(line, len, &remove, &add, &removed);
+	size_t ylen = strlen(y);
+	if (!memchr(line, '\0', len)) {
+		char *z = cmdline_edit(y, ylen, &remove, &add, NULL);
+		FUZZ_CHECK(strcmp(z, y) == 0);
+		free(z);
+		struct cmdline c;
+		cmdline_split(y, ylen, &c);
+		for (size_t i = 0; i < add.n; i++)
+			FUZZ_CHECK(cmdline_has_arg(&c, add.v[i]));
+		cmdline_free(&c);
+		for (size_t i = 0; i < remove.n; i++)
+			FUZZ_CHECK(!has_item_spec(y, ylen, remove.v[i]));
+		size_t a = 0, b = 0;
+		const char *ia = init_part(line, len, &a), *ib = init_part(y, ylen, &b);
+		FUZZ_CHECK(!ia == !ib);
+		FUZZ_CHECK(!ia || fuzz_same(ia, a, ib, b));
+	}
+	free(y);
+	strv_free(&add);
+	strv_free(&remove);
+	strv_free(&removed);
+}
+
+static void check_round_trip(const char *line, size_t len, const char *token)
+{
+	if (memchr(line, '\0', len) || has_item_spec(line, len, token))
+		return;
+	struct strv one = { 0 }, none = { 0 }, added = { 0 }, removed = { 0 };
+	strv_pushdup(&one, token);
+	char *y = cmdline_edit(line, len, &none, &one, &added);
+	FUZZ_CHECK(added.n == 0); /* removed_out lists removals only */
+	FUZZ_CHECK(has_item_spec(y, strlen(y), token));
+	char *z = cmdline_edit(y, strlen(y), &one, &none, &removed);
+	FUZZ_CHECK(fuzz_same(z, strlen(z), line, len));
+	FUZZ_CHECK(removed.n == 1 && strcmp(removed.v[0], token) == 0);
+	free(y);
+	free(z);
+	strv_free(&one);
+	strv_free(&added);
+	strv_free(&removed);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *line = (const char *)data;
+	check_split(line, size);
+	for (size_t i = 0; i < ARRAY_SIZE(fuzz_decisions); i++)
+		check_decision(line, size, &fuzz_decisions[i]);
+	check_round_trip(line, size, "cgroup_disable=memory");
+	check_round_trip(line, size, "cgroup_enable=memory");
+	check_round_trip(line, size, "cgroup.memory=nokmem,nosocket");
+	return 0;
+}
