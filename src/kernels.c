@@ -46,9 +46,33 @@ static void kmod_silent(void *data _unused_, int priority _unused_, const char *
 {
 }
 
+/* Is one of the index files of the module tree DIR ("modules.*") a
+ * symbolic link? libkmod opens them by name and would follow such a link
+ * itself, out of the root. */
+static bool index_has_links(const struct root *r, const char *dir)
+{
+	char **names;
+	int n = root_list_dir(r, dir, NULL, &names);
+	if (n < 0)
+		return true;
+	bool links = false;
+	for (int i = 0; i < n && !links; i++) {
+		if (!startswith(names[i], "modules."))
+			continue;
+		_cleanup_free_ char *p = path_join(dir, names[i]);
+		struct stat st;
+		links = root_lstat(r, p, &st) == 0 && S_ISLNK(st.st_mode);
+	}
+	names_free(names, n);
+	return links;
+}
+
 /* Does the module tree DIR (inside the root) open with libkmod? The
  * directory is opened confined to the root and handed to libkmod as
- * /proc/self/fd/N, so that libkmod's own path lookups start inside it. */
+ * /proc/self/fd/N, so that libkmod's own path lookups start inside it; a
+ * tree whose index files are symbolic links is not handed over (libkmod
+ * would resolve them outside the root): then, as without /proc, the index
+ * libkmod needs first must be a regular file, found inside the root. */
 static bool module_tree_opens(const struct root *r, const char *dir)
 {
 	_cleanup_close_ int fd = root_openat(r, dir, O_PATH | O_DIRECTORY, 0);
@@ -56,7 +80,7 @@ static bool module_tree_opens(const struct root *r, const char *dir)
 		return false;
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	if (access(path, F_OK) < 0) {
+	if (access(path, F_OK) < 0 || index_has_links(r, dir)) {
 		/* no /proc (a bare chroot): the index libkmod needs first */
 		_cleanup_free_ char *dep = xasprintf("%s/modules.dep.bin", dir);
 		return root_is_reg(r, dep);
