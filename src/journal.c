@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define JOURNAL_VERSION 1
@@ -344,6 +345,24 @@ int journal_load(const struct root *r, struct journal *j)
 
 /* ---- the lock ---- */
 
+/* Test only (tests/cmd/concurrency.sh): MEMCG_POLICY_LOCK_HOLD_MS=N makes
+ * a run sleep N milliseconds (at most 60000) right after it took the lock,
+ * so that concurrent runs really wait for it. */
+static void test_hold(void)
+{
+	const char *s = getenv("MEMCG_POLICY_LOCK_HOLD_MS");
+	if (!s || !*s)
+		return;
+	char *end;
+	errno = 0;
+	unsigned long ms = strtoul(s, &end, 10);
+	if (errno || *end || ms == 0 || ms > 60000)
+		return;
+	struct timespec ts = { .tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
 /* The "waiting" line is printed unless -q: a run that seems to hang should
  * say why, but -q asks for errors only. */
 int lock_take(const struct root *r)
@@ -370,8 +389,10 @@ int lock_take(const struct root *r)
 		close(fd);
 		return report(EXIT_SYSTEM, "%s: the lock is not a regular file", disp);
 	}
-	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+		test_hold();
 		return fd;
+	}
 	if (errno != EWOULDBLOCK) {
 		int e = errno;
 		close(fd);
@@ -388,5 +409,6 @@ int lock_take(const struct root *r)
 		close(fd);
 		return report(EXIT_SYSTEM, "%s: cannot take the lock: %s", disp, strerror(e));
 	}
+	test_hold();
 	return fd;
 }
