@@ -373,7 +373,7 @@ int lock_take(const struct root *r)
 		_cleanup_close_ int rootfd = root_openat(r, "/", O_RDONLY | O_DIRECTORY, 0);
 		if (rootfd < 0)
 			return report(EXIT_SYSTEM, "%s: cannot open the root: %s", disp, strerror(-rootfd));
-		if (mkdirat(rootfd, LOCK_DIR + 1, 0755) < 0 && errno != EEXIST)
+		if (mkdirat(rootfd, &LOCK_DIR[1], 0755) < 0 && errno != EEXIST)
 			return report(EXIT_SYSTEM, "%s: cannot create the directory: %s", disp, strerror(errno));
 		dfd = root_openat(r, LOCK_DIR, O_PATH | O_DIRECTORY, 0);
 	}
