@@ -50,15 +50,18 @@ hf_rounds "$rounds" "$runs" \
 	"memcg-policy --version" "$MP --version"
 
 read -r bmed _ <<<"$(stat_of "$base_name")"
+bcpu=$(cpu_of "$base_name")
 row() {
-	local name=$1 rss=$2 med lo hi r rr
+	local name=$1 rss=$2 med lo hi r rr cpu
 	read -r med lo hi _ <<<"$(stat_of "$name")"
+	cpu=$(cpu_of "$name")
 	r=$(ratio "$med" "$bmed")
 	rr=$(round_ratios "$name" "$base_name")
-	printf '%-32s %8.2f %8.2f %8.2f %8.2f %9s %6s  %s\n' "$name" "$med" "$lo" "$hi" "$(cpu_of "$name")" "$rss" "$r" "${rr/ /-}"
+	printf '%-32s %7.2f %7.2f %7.2f %7.2f %8s %6s %-11s %6s\n' "$name" "$med" "$lo" "$hi" "$cpu" "$rss" "$r" "${rr/ /-}" \
+		"$(ratio "$cpu" "$bcpu")"
 }
-printf '%-32s %8s %8s %8s %8s %9s %6s  %s\n' "command" "median" "p10" "p90" "cpu" "peak RSS" "ratio" "ratio per round"
-printf '%-32s %8s %8s %8s %8s %9s %6s  %s\n' "" "ms" "ms" "ms" "ms/run" "KiB" "" "lowest-highest"
+printf '%-32s %7s %7s %7s %7s %8s %6s %-11s %6s\n' "command" "median" "p10" "p90" "cpu" "peak RSS" "ratio" "per round" "cpu"
+printf '%-32s %7s %7s %7s %7s %8s %6s %-11s %6s\n' "" "ms" "ms" "ms" "ms/run" "KiB" "" "low-high" "ratio"
 if [ -r /proc/config.gz ]; then
 	brss=$(maxrss_kib sh -c 'zcat /proc/config.gz')
 else
@@ -73,6 +76,8 @@ row "$ref_name" "$(maxrss_kib $ref_cmd)"
 row "memcg-policy --version" "$(maxrss_kib "$MP" --version)"
 echo
 echo "ratio: median of the command / median of '$base_name', all runs;"
-echo "budget (DESIGN section 9): 1.5. cpu: user+system time per run (hyperfine)."
+echo "per round: the same ratio within each round, lowest and highest;"
+echo "cpu: user+system time per run (hyperfine), and its ratio to the baseline's."
+echo "budget (DESIGN section 9): 1.5."
 echo "peak RSS: /usr/bin/time; for zcat, of its largest process (gzip or sh)."
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
