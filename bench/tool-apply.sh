@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/tool-apply.sh [ROUNDS [RUNS]] - `apply` on roots laid out the way
+# bench/tool-apply.sh [ROUNDS [RUNS [EDIT-RUNS]]] - `apply` on roots laid out the way
 # openSUSE's sdbootutil lays out BLS entries (4 kernels, one entry per
 # kernel per snapshot), on the real disk ($BENCH_DIR, default /var/tmp).
 #
@@ -12,10 +12,11 @@
 #    child processes, peak memory.
 # 3. what the sync points cost on this file system: fsync of each of 100
 #    freshly written files against one syncfs.
-# Times: hyperfine, ROUNDS rounds (default 10) of RUNS runs (default 5),
-# the sizes in turn. Counts: one run under strace, and the inode, size,
+# Times: hyperfine, ROUNDS rounds (default 10) of RUNS runs (default 5;
+# EDIT-RUNS, default 2, for the edits, each after a fresh copy), the sizes
+# in turn. Counts: one run under strace, and the inode, size,
 # mtime and ctime of everything in the root before and after.
-# Takes about a minute.
+# Takes one to three minutes (the fsyncs of 1000 files vary most).
 set -u
 # shellcheck source=bench/tool-lib.sh
 . "$(dirname "$0")/tool-lib.sh"
@@ -23,10 +24,11 @@ need strace strace
 
 rounds=${1:-10}
 runs=${2:-5}
+edit_runs=${3:-2}
 sizes=(10 100 1000)
 
 machine_report "$WORK"
-echo "rounds:  $rounds x $runs runs of each command, order turned each round"
+echo "rounds:  $rounds x $runs runs of each command ($edit_runs for edits), order turned each round"
 echo
 
 # ---- 1. nothing to change ----------------------------------------------------
@@ -100,7 +102,7 @@ args=()
 for n in "${sizes[@]}"; do
 	args+=("edit-$n" "$MP --root $WORK/edit-$n apply" "sh -c '$(fresh "$n")'")
 done
-hf_rounds "$rounds" "$runs" --prepare-each "${args[@]}"
+hf_rounds "$rounds" "$edit_runs" --prepare-each "${args[@]}"
 printf '%8s %8s %8s %8s %8s %9s %7s %7s %7s %7s %7s %8s\n' entries median p10 p90 cpu "peak RSS" files dirs fsync rename children "in fsync"
 printf '%8s %8s %8s %8s %8s %9s %7s %7s %7s %7s %7s %8s\n' "" ms ms ms ms/run KiB written changed calls calls started ms
 declare -A edit_med
