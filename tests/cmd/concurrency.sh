@@ -72,8 +72,8 @@ for m in on off on off; do
 done
 rm -rf "$t"
 expect_eq "valid contents: closed under further runs" "$new" 0
-[ "$(wc -l <"$valid")" -ge 8 ] && pass "valid contents: $(wc -l <"$valid") (file, content) pairs" ||
-	fail "valid contents: only $(wc -l <"$valid")"
+nvalid=$(wc -l <"$valid")
+if [ "$nvalid" -ge 8 ]; then pass "valid contents: $nvalid (file, content) pairs"; else fail "valid contents: only $nvalid"; fi
 
 # ---- the rounds ----
 root=$(copy "$orig")
@@ -130,8 +130,7 @@ for round in 1 2 3 4; do
 	other=$(cat "${errs[@]}" | grep -v 'waiting for the lock')
 	expect_eq "round $round: no other message" "$other" ""
 	if [ -n "$hold" ]; then
-		[ "$w" -ge 1 ] && pass "round $round: $w runs said they were waiting for the lock" ||
-			fail "round $round: no run reported waiting for the lock"
+		if [ "$w" -ge 1 ]; then pass "round $round: $w runs said they were waiting for the lock"; else fail "round $round: no run reported waiting for the lock"; fi
 	fi
 	rm -f "$samples" "${errs[@]}"
 	expect_exit "round $round: check after the runs: in sync" 0 "$MEMCG_POLICY" --root "$root" check

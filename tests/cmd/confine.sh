@@ -22,7 +22,7 @@ DOTS=../../../../../../../../../../../../../../..
 
 # ---- the sentinel ----
 S=$(mkroot)
-rm -rf "$S/etc" "$S/boot"
+rm -rf "${S:?}/etc" "${S:?}/boot"
 sent() { mkdir -p "$(dirname "$S/$1")" && cat >"$S/$1"; }
 printf '[policy]\nmode = on\n' | sent etc/memcg-policy.conf
 chmod 0644 "$S/etc/memcg-policy.conf"
@@ -95,7 +95,7 @@ run() {
 	OUT=$(cat "$o")
 	ERR=$(cat "$e")
 	rm -f "$o" "$e"
-	[ "$rc" -ne 124 ] && pass "$name: ends (no hang)" || fail "$name: hangs (killed by timeout)"
+	if [ "$rc" -ne 124 ]; then pass "$name: ends (no hang)"; else fail "$name: hangs (killed by timeout)"; fi
 }
 
 # refused NAME PATH CODES CMD...: exit in CODES ("3" or "3 4"), message names PATH
@@ -116,7 +116,7 @@ ok() {
 	local name=$1
 	shift
 	run "$name" "$@"
-	[ "$rc" -eq 0 ] && pass "$name: exit 0" || fail "$name: exit $rc, expected 0" "stdout: $OUT" "stderr: $ERR"
+	if [ "$rc" -eq 0 ]; then pass "$name: exit 0"; else fail "$name: exit $rc, expected 0" "stdout: $OUT" "stderr: $ERR"; fi
 }
 
 cases=0
@@ -244,7 +244,7 @@ done_case "/run symlink, dangling"
 # /lib/modules/VER, where the config is read from when /boot has none: the
 # decoy's config has memcg, the sentinel's does not
 image
-rm "$root/boot/config-$V" "$root/lib/modules/$V" -rf
+rm -rf "${root:?}/boot/config-$V" "${root:?}/lib/modules/$V"
 mkdir -p "$root$S/lib/modules/$V"
 cp "$CFG/debian12-amd64.config" "$root$S/lib/modules/$V/config"
 link "lib/modules/$V" "$S/lib/modules/$V"
@@ -260,7 +260,8 @@ image
 rm "$root/boot/vmlinuz-$V"
 for f in "$S/lib/modules/$V"/modules.*; do ln -s "$f" "$root/lib/modules/$V/${f##*/}"; done
 run "module index symlinks: decide" --json decide
-[ "$rc" -eq 0 ] && pass "module index symlinks: exit 0" || fail "module index symlinks: exit $rc" "$ERR"
+if [ "$rc" -eq 0 ]; then pass "module index symlinks: exit 0"; else fail "module index symlinks: exit $rc" "$ERR"; fi
+# shellcheck disable=SC2016 # $v is jq's
 check "module index symlinks: no index inside the image, the kernel is not installed" \
 	jq -e --arg v "$V" '[.kernels[].version] | index($v) == null' <<<"$OUT"
 done_case "module index symlinks"
@@ -331,7 +332,7 @@ for p in "${inputs[@]}"; do
 	truncate -s 100G "$root/$p"
 	start=$(date +%s)
 	refused "100 GiB sparse file at $p" "$p" "3" apply
-	[ $(($(date +%s) - start)) -lt 10 ] && pass "100 GiB at $p: refused at once" || fail "100 GiB at $p: slow"
+	if [ $(($(date +%s) - start)) -lt 10 ]; then pass "100 GiB at $p: refused at once"; else fail "100 GiB at $p: slow"; fi
 	done_case "100 GiB sparse file at $p"
 done
 
@@ -422,7 +423,7 @@ if command -v strace >/dev/null; then
 		reset_atimes
 		timeout 60 strace -f -y -qq -e trace=%file,openat2,%desc -o "$log.$cmd" "$MEMCG_POLICY" --root "$root" $cmd >/dev/null 2>&1
 		rc=$?
-		[ "$rc" -le 1 ] && pass "strace: $cmd exit $rc" || fail "strace: $cmd exit $rc"
+		if [ "$rc" -le 1 ]; then pass "strace: $cmd exit $rc"; else fail "strace: $cmd exit $rc"; fi
 		# readlinkat returns the text of the image's links: not a path used
 		hits=$(grep -v '^[0-9]* *readlinkat(' "$log.$cmd" | grep -cF -e "\"$S" -e "<$S")
 		expect_eq "strace: $cmd names no sentinel path in any system call" "$hits" 0
@@ -440,4 +441,4 @@ else
 fi
 
 echo "# hostile trees: $cases"
-[ "$cases" -ge 40 ] && pass "hostile trees: $cases cases" || fail "hostile trees: only $cases cases"
+if [ "$cases" -ge 40 ]; then pass "hostile trees: $cases cases"; else fail "hostile trees: only $cases cases"; fi

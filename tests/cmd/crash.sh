@@ -16,8 +16,8 @@
 . "$TOP/tests/lib.sh"
 CFG="$FIX/configs"
 
-fedora_kernels="6.5.6-300.fc39.x86_64 6.6.8-200.fc39.x86_64 6.7.4-200.fc39.x86_64"
-xbootldr_kernels="6.8.11-300.fc40.x86_64 6.9.7-200.fc40.x86_64"
+fedora_kernels=(6.5.6-300.fc39.x86_64 6.6.8-200.fc39.x86_64 6.7.4-200.fc39.x86_64)
+xbootldr_kernels=(6.8.11-300.fc40.x86_64 6.9.7-200.fc40.x86_64)
 
 # fixture ROOT-NAME MODE KERNELS...: a fresh copy with kernels and a policy
 fixture() {
@@ -130,7 +130,7 @@ crash_loop() {
 }
 
 # ---- apply: three entries and /etc/kernel/cmdline change (fedora, off) ----
-orig=$(fixture fedora off $fedora_kernels)
+orig=$(fixture fedora off "${fedora_kernels[@]}")
 ref=$(copy "$orig")
 expect_exit "fedora apply: uninterrupted" 0 "$MEMCG_POLICY" --root "$ref" apply
 rref=$(copy "$ref")
@@ -138,12 +138,11 @@ expect_exit "fedora apply: uninterrupted revert" 0 "$MEMCG_POLICY" --root "$rref
 expect_eq "fedora apply: revert reference is the original tree (no journal)" \
 	"$(snap "$rref")" "$(snap "$orig")"
 changed=$(diff <(snap "$orig") <(snap "$ref") | grep -c '^>')
-[ "$changed" -ge 4 ] && pass "fedora apply: changes $changed files (journal included)" ||
-	fail "fedora apply: changes only $changed files"
+if [ "$changed" -ge 4 ]; then pass "fedora apply: changes $changed files (journal included)"; else fail "fedora apply: changes only $changed files"; fi
 crash_loop "fedora apply" "$orig" "$ref" "$rref" apply
 
 # ---- apply that creates a file: /etc/kernel/cmdline (xbootldr, off) ----
-orig=$(fixture systemd-boot-xbootldr off $xbootldr_kernels)
+orig=$(fixture systemd-boot-xbootldr off "${xbootldr_kernels[@]}")
 ref=$(copy "$orig")
 expect_exit "xbootldr apply: uninterrupted" 0 "$MEMCG_POLICY" --root "$ref" apply
 check "xbootldr apply: creates /etc/kernel/cmdline" test -f "$ref/etc/kernel/cmdline"
@@ -156,13 +155,13 @@ crash_loop "xbootldr apply" "$orig" "$ref" "$rref" apply
 # the entries and of a new /etc/kernel/cmdline, the next run did not create
 # it (its content, taken from the already edited entry, added nothing), and
 # left the temp file behind. The same state made by hand:
-orig=$(fixture systemd-boot-xbootldr off $xbootldr_kernels)
+orig=$(fixture systemd-boot-xbootldr off "${xbootldr_kernels[@]}")
 for e in "$orig"/boot/loader/entries/*.conf; do sed -i 's/^options .*/& cgroup_disable=memory/' "$e"; done
 expect_exit "entries already edited: apply" 0 "$MEMCG_POLICY" --root "$orig" apply
 check "entries already edited: /etc/kernel/cmdline is created" grep -q ' cgroup_disable=memory$' "$orig/etc/kernel/cmdline"
 
 # ---- revert: killed at each step, the next revert converges ----
-orig=$(fixture fedora on $fedora_kernels)
+orig=$(fixture fedora on "${fedora_kernels[@]}")
 applied=$(copy "$orig")
 expect_exit "fedora revert: apply on" 0 "$MEMCG_POLICY" --root "$applied" apply
 ref=$(copy "$applied")
@@ -171,7 +170,7 @@ expect_eq "fedora revert: reference is the original tree" "$(snap "$ref")" "$(sn
 crash_loop "fedora revert" "$applied" "$ref" "" revert
 
 # ---- set: two commits (the policy file, then the boot files) ----
-orig=$(fixture fedora on $fedora_kernels)
+orig=$(fixture fedora on "${fedora_kernels[@]}")
 ref=$(copy "$orig")
 expect_exit "fedora set off: uninterrupted" 0 "$MEMCG_POLICY" --root "$ref" set off
 check "fedora set off: policy recorded" grep -q '^mode = off$' "$ref/etc/memcg-policy.conf"
@@ -180,4 +179,4 @@ expect_exit "fedora set off: uninterrupted revert" 0 "$MEMCG_POLICY" --root "$rr
 crash_loop "fedora set off" "$orig" "$ref" "$rref" set off
 
 echo "# crash points exercised: $total_points"
-[ "$total_points" -ge 40 ] && pass "crash points: $total_points in all" || fail "crash points: only $total_points"
+if [ "$total_points" -ge 40 ]; then pass "crash points: $total_points in all"; else fail "crash points: only $total_points"; fi

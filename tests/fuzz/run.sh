@@ -53,7 +53,7 @@ for name in "$@"; do
 	if [ "$found" -ne 0 ]; then
 		bad=1
 		grep -m1 -A25 -E 'ERROR: |runtime error|property does not hold|==ERROR' "$log" | sed 's/^/    /'
-		ls -t "$art" | head -5 | sed "s|^|    artifact: $art/|"
+		find "$art" -type f -printf '%T@ %p\n' | sort -rn | head -5 | sed 's/^[^ ]* /    artifact: /'
 	fi
 done
 echo "fuzzing: $total_execs executions, $([ "$bad" -eq 0 ] && echo "no findings" || echo "FINDINGS (see above)")"
