@@ -33,11 +33,11 @@ fixture() {
 # snap DIR: "path hash" of every file and symlink (the lock file excluded:
 # it is created empty and never holds data)
 snap() {
-	(cd "$1" && find . -path ./run/memcg-policy.lock -prune -o \( -type f -o -type l \) -print | sort |
-		while read -r f; do
-			if [ -L "$f" ]; then h="link:$(readlink "$f")"; else h=$(sha256sum <"$f" | cut -c1-16); fi
-			printf '%s %s\n' "$f" "$h"
-		done)
+	(cd "$1" && {
+		find . -path ./run/memcg-policy.lock -prune -o -type l -printf '%p link:%l\n'
+		find . -path ./run/memcg-policy.lock -prune -o -type f -print0 | xargs -0 -r sha256sum |
+			sed 's/^\(.\{16\}\)[^ ]*  \(.*\)$/\2 \1/'
+	} | sort)
 }
 
 is_tmp_name() { [[ $(basename "$1") =~ ^\..+\.memcg-policy\.[A-Za-z0-9]{6}$ ]]; }
