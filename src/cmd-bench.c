@@ -204,17 +204,6 @@ static char *own_cgroup(const struct context *ctx)
 	return unified ? unified : xstrdup("unknown");
 }
 
-static const char *memcg_state_name(enum run_state s)
-{
-	switch (s) {
-	case RUN_ON: return "on";
-	case RUN_OFF: return "off";
-	case RUN_NOT_BUILT: return "not built";
-	case RUN_UNKNOWN: break;
-	}
-	return "unknown";
-}
-
 static unsigned long long mem_available(const struct context *ctx)
 {
 	_cleanup_free_ char *info = read_proc(ctx, "/proc/meminfo");
@@ -242,7 +231,7 @@ static void collect_metadata(const struct context *ctx, struct bench_run *run)
 	}
 	const char *source = NULL;
 	enum run_state st = probe_memcg_running(&source);
-	bench_run_set(run, "memcg", memcg_state_name(st));
+	bench_run_set(run, "memcg", run_state_name(st));
 	if (source)
 		bench_run_set(run, "memcg-source", source);
 	_cleanup_free_ char *cmdline = read_proc(ctx, "/proc/cmdline");

@@ -104,8 +104,9 @@ static char *add_joined(const struct strv *add)
 	return sb_take(&sb);
 }
 
-static void reason(struct decision *d, const char *fmt, ...) _printf_(2, 3);
-static void reason(struct decision *d, const char *fmt, ...)
+/* Appends a formatted line to a decision's reasons or warnings. */
+static void push_line(struct strv *sv, const char *fmt, ...) _printf_(2, 3);
+static void push_line(struct strv *sv, const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
@@ -113,20 +114,10 @@ static void reason(struct decision *d, const char *fmt, ...)
 	if (vasprintf(&s, fmt, ap) < 0)
 		s = NULL;
 	va_end(ap);
-	strv_push(&d->reasons, s ? s : xstrdup("?"));
+	strv_push(sv, s ? s : xstrdup("?"));
 }
-
-static void warning(struct decision *d, const char *fmt, ...) _printf_(2, 3);
-static void warning(struct decision *d, const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	strv_push(&d->warnings, s ? s : xstrdup("?"));
-}
+#define reason(d, ...) push_line(&(d)->reasons, __VA_ARGS__)
+#define warning(d, ...) push_line(&(d)->warnings, __VA_ARGS__)
 
 /* Tokens for a wanted state. */
 static void want_state(const struct policy *p, const struct decide_kernel *k, enum memcg_state want,

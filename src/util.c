@@ -214,14 +214,20 @@ int parse_size(const char *s, unsigned long long *out)
 	return 0;
 }
 
+/* "memcg-policy: [prefix]message\n" on stderr */
+static void vlog(const char *prefix, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: %s", program_name, prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 int report(int code, const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(stderr, "%s: ", program_name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vlog("", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return -code;
 }
 
@@ -230,11 +236,9 @@ void report_warn(const char *fmt, ...)
 	if (log_verbosity < 0)
 		return;
 	va_list ap;
-	fprintf(stderr, "%s: warning: ", program_name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vlog("warning: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void log_verbose(const char *fmt, ...)
@@ -242,9 +246,7 @@ void log_verbose(const char *fmt, ...)
 	if (log_verbosity < 1)
 		return;
 	va_list ap;
-	fprintf(stderr, "%s: ", program_name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vlog("", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
