@@ -178,5 +178,82 @@ rref=$(copy "$ref")
 expect_exit "fedora set off: uninterrupted revert" 0 "$MEMCG_POLICY" --root "$rref" revert
 crash_loop "fedora set off" "$orig" "$ref" "$rref" set off
 
+# ---- revert of a created file: killed at each step (the unlink too) ----
+orig=$(fixture systemd-boot-xbootldr off "${xbootldr_kernels[@]}")
+applied=$(copy "$orig")
+expect_exit "xbootldr revert: apply off" 0 "$MEMCG_POLICY" --root "$applied" apply
+ref=$(copy "$applied")
+expect_exit "xbootldr revert: uninterrupted" 0 "$MEMCG_POLICY" --root "$ref" revert
+check "xbootldr revert: the created /etc/kernel/cmdline is deleted" test ! -e "$ref/etc/kernel/cmdline"
+crash_loop "xbootldr revert" "$applied" "$ref" "" revert
+
 echo "# crash points exercised: $total_points"
+
+# ---- failures (EIO at each step, MEMCG_POLICY_FAILPOINT): exit 4 and
+# every file as it was (rollback), for what tests/cmd/apply.sh does not
+# cover: a created file, revert, set ----
+total_fail=0
+# fail_loop LABEL ORIG CMD...: every failure leaves ORIG's bytes exactly
+fail_loop() {
+	local label=$1 orig=$2 n work
+	shift 2
+	for ((n = 1; n < 200; n++)); do
+		work=$(copy "$orig")
+		MEMCG_POLICY_FAILPOINT=$n "$MEMCG_POLICY" --root "$work" "$@" >/dev/null 2>"$work.err"
+		rc=$?
+		if [ "$rc" -eq 0 ]; then
+			rm -rf "$work" "$work.err"
+			break
+		fi
+		expect_eq "$label: failpoint $n: exit 4" "$rc" 4
+		check "$label: failpoint $n: the message names what failed" grep -q '^memcg-policy: .*: ' "$work.err"
+		expect_eq "$label: failpoint $n: every file as it was" "$(snap "$work")" "$(snap "$orig")"
+		no_tmp_left "$label: failpoint $n" "$work"
+		rm -rf "$work" "$work.err"
+	done
+	n=$((n - 1))
+	if [ "$n" -ge 4 ]; then pass "$label: $n failpoints, then the run completes"; else fail "$label: only $n failpoints"; fi
+	total_fail=$((total_fail + n))
+}
+orig=$(fixture systemd-boot-xbootldr off "${xbootldr_kernels[@]}")
+fail_loop "xbootldr apply (creates a file)" "$orig" apply
+orig=$(fixture fedora on "${fedora_kernels[@]}")
+expect_exit "fedora revert failures: apply on" 0 "$MEMCG_POLICY" --root "$orig" apply
+fail_loop "fedora revert" "$orig" revert
+# set: the policy file is its own commit; a failure there changes nothing
+orig=$(fixture fedora on "${fedora_kernels[@]}")
+work=$(copy "$orig")
+MEMCG_POLICY_FAILPOINT=1 "$MEMCG_POLICY" --root "$work" set off >/dev/null 2>&1
+expect_eq "set off: failpoint 1 (the policy file's write): exit 4" "$?" 4
+expect_eq "set off: failpoint 1: every file as it was" "$(snap "$work")" "$(snap "$orig")"
+total_fail=$((total_fail + 1))
+echo "# failpoints exercised: $total_fail"
+
+# ---- a real fault: the file system is full (ENOSPC) ----
+orig=$(fixture fedora off "${fedora_kernels[@]}")
+res=$(mkroot)
+before=$(snap "$orig")
+# shellcheck disable=SC2016 # the script's variables are its own
+unshare -m bash -c '
+	set -e
+	root=$1
+	cp -a "$root/boot" "$root/boot.copy"
+	mount -t tmpfs -o size=256k tmpfs "$root/boot"
+	cp -a "$root/boot.copy/." "$root/boot/"
+	head -c 10M /dev/zero >"$root/boot/filler" 2>/dev/null || true
+	set +e
+	"$2" --root "$root" apply >/dev/null 2>"$3/err"
+	echo $? >"$3/rc"
+	find "$root/boot" -name "*.memcg-policy.*" | wc -l >"$3/tmp"
+	rm "$root/boot/filler"
+	rm -rf "$root/boot.copy.after"
+	cp -a "$root/boot/." "$root/boot.copy.after"
+' _ "$orig" "$MEMCG_POLICY" "$res"
+expect_eq "ENOSPC: exit 4" "$(cat "$res/rc")" 4
+check "ENOSPC: the message says so" grep -q 'No space left on device' "$res/err"
+expect_eq "ENOSPC: no temp file left on the full file system" "$(cat "$res/tmp")" 0
+rm -rf "${orig:?}/boot"
+mv "$orig/boot.copy.after" "$orig/boot"
+rm -rf "$orig/boot.copy"
+expect_eq "ENOSPC: every file as it was" "$(snap "$orig")" "$before"
 if [ "$total_points" -ge 40 ]; then pass "crash points: $total_points in all"; else fail "crash points: only $total_points"; fi
