@@ -8,11 +8,15 @@
  *     "--" keeps its bytes;
  *   - to a decision and back: adding one of our tokens to a line that does
  *     not have it, then removing it again, gives back the line byte for
- *     byte, and the removal reports exactly that token. */
+ *     byte, and the removal reports exactly that token;
+ *   - the one-line files (/etc/kernel/cmdline, cmdline.txt: line_slot_edit,
+ *     src/slot.c): the edit is idempotent and its command line
+ *     (line_slot_cmdline) has every token to add. */
 #include "fuzz.h"
 #include "decisions.h"
 
 #include "cmdline.h"
+#include "slot-kinds.h"
 
 static bool cl_space(unsigned char c)
 {
@@ -124,12 +128,44 @@ static void check_round_trip(const char *line, size_t len, const char *token)
 	strv_free(&removed);
 }
 
+static void check_line_slot(const char *line, size_t len, const struct fuzz_decision *fd)
+{
+	if (memchr(line, '\0', len))
+		return; /* the reader refuses those (slot_text_check) */
+	struct strv add, remove;
+	fuzz_decision_strv(fd, &add, &remove);
+	struct decision d = { .add = add, .remove = remove };
+	struct slot s = { .kind = SLOT_KERNEL_CMDLINE, .content = (char *)line, .len = len, .exists = len > 0 };
+	size_t ylen, zlen;
+	char *y = line_slot_edit(&s, &d, NULL, NULL, &ylen);
+	FUZZ_CHECK(y && strlen(y) == ylen);
+	struct slot s2 = s;
+	s2.content = y;
+	s2.len = ylen;
+	s2.exists = true;
+	char *z = line_slot_edit(&s2, &d, NULL, NULL, &zlen);
+	FUZZ_CHECK(fuzz_same(z, zlen, y, ylen));
+	char *joined = line_slot_cmdline(&s2);
+	struct cmdline c;
+	cmdline_split(joined, strlen(joined), &c);
+	for (size_t i = 0; i < add.n; i++)
+		FUZZ_CHECK(cmdline_has_arg(&c, add.v[i]));
+	cmdline_free(&c);
+	free(joined);
+	free(y);
+	free(z);
+	strv_free(&add);
+	strv_free(&remove);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *line = (const char *)data;
 	check_split(line, size);
 	for (size_t i = 0; i < ARRAY_SIZE(fuzz_decisions); i++)
 		check_decision(line, size, &fuzz_decisions[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(fuzz_decisions); i++)
+		check_line_slot(line, size, &fuzz_decisions[i]);
 	check_round_trip(line, size, "cgroup_disable=memory");
 	check_round_trip(line, size, "cgroup_enable=memory");
 	check_round_trip(line, size, "cgroup.memory=nokmem,nosocket");
