@@ -111,7 +111,7 @@ if ! command -v valgrind >/dev/null || ! command -v callgrind_annotate >/dev/nul
 	echo "  valgrind not installed (Debian: apt-get install valgrind): skipped"
 	exit 0
 fi
-stages='_dl_start|main|evaluate|context_load_kernels|kernels_load|kconfig_inflate|kconfig_parse|symbols_have_cgroup_enable|context_load_system|probe_system|scan_unit_file|find_programs|slots_find|slot_edit|cmdline_split|journal_serialize|journal_record|txn_commit|txn_add|file_slot|status_print|print_json'
+stages='_dl_start|main|evaluate|context_load_kernels|kernels_load|kconfig_inflate|kconfig_parse|scan_symbol_file|scan_line|context_load_system|probe_system|scan_unit_file|find_programs|slots_find|slot_edit|cmdline_split|journal_serialize|journal_record|txn_commit|txn_add|file_slot|status_print|print_json'
 cg() {
 	local what=$1
 	shift
