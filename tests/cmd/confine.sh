@@ -303,6 +303,21 @@ link etc/kernel/b ../kernel/cmdline
 refused "symlink loop (two links)" etc/kernel/cmdline "3 4" apply
 done_case "symlink loop (two links)"
 
+# a journal whose paths climb out of the root: revert stays inside it
+for kind in abs dotdot; do
+	image
+	mkdir -p "$root/var/lib/memcg-policy"
+	if [ $kind = abs ]; then jp="$S/etc/kernel/cmdline"; else jp="/../../../../..$S/etc/kernel/cmdline"; fi
+	jq -n --arg p "$jp" --rawfile w "$S/etc/kernel/cmdline" \
+		'{version: 1, files: [{path: $p, kernel: null, had_original: true, original: "pwned\n",
+		  written: $w, added: [], removed: []}]}' >"$root/var/lib/memcg-policy/journal.json"
+	printf 'root=/dev/host-sentinel ro\n' >"$(decoy etc/kernel/cmdline)"
+	ok "journal path out of the root ($kind): revert" revert
+	expect_eq "journal path out of the root ($kind): the image's file restored, inside it" \
+		"$(cat "$root$S/etc/kernel/cmdline")" "pwned"
+	done_case "journal path out of the root ($kind)"
+done
+
 # ==== FIFOs, devices, directories, huge files where a file is expected ====
 # inputs (read): the message names the file
 inputs=("etc/memcg-policy.conf" "boot/config-$V" "etc/kernel/cmdline" "$ENTRY" "var/lib/memcg-policy/journal.json")
