@@ -6,7 +6,8 @@
  *      (".NAME.memcg-policy.XXXXXX", O_CREAT|O_EXCL|O_NOFOLLOW, a name no
  *      boot loader picks up), full write checked, mode and owner of the old
  *      file (new files: 0644, or the mode given);
- *   2. fsync every temp file (one pass);
+ *   2. one syncfs per file system the temp files are on: they become
+ *      durable together (DESIGN section 6: a few sync points per run);
  *   3. renameat every temp file over its target, in order;
  *   4. fsync each touched directory once.
  * A failure at any step removes every temp file; if some targets were
@@ -15,12 +16,12 @@
  * Deleting a file is a change too (data NULL).
  *
  * Test-only fault injection (documented in the man page as such):
- *   MEMCG_POLICY_FAILPOINT=N   the Nth write/fsync/rename/unlink step fails with EIO
+ *   MEMCG_POLICY_FAILPOINT=N   the Nth write/sync/rename/unlink step fails with EIO
  *   MEMCG_POLICY_CRASHPOINT=N  the process SIGKILLs itself at the Nth step
  * Every step counts from 1, over the whole process (so that a command that
  * commits twice can be failed at each of its steps in turn); txn_steps()
  * tells how many steps this process has taken so far. The steps are: each
- * temp file's write, each temp file's fsync, each rename, each unlink, each
+ * temp file's write, each file system's syncfs, each rename, each unlink, each
  * directory's fsync (in that order within a commit). Rollback work is not
  * counted and never injected.
  *

@@ -407,8 +407,9 @@ static bool all_new(const char *dir)
 	       (lst(dir, "boot/loader/entries/a.conf").st_mode & 07777) == 0600;
 }
 
-/* writes 3 + fsyncs 3 + renames 3 + unlink 1 + directories 2 */
-#define FAULT_STEPS 12
+/* writes 3 + one syncfs (one file system) + renames 3 + unlink 1 +
+ * directories 2 */
+#define FAULT_STEPS 10
 
 TEST(txn_steps_counted)
 {
@@ -455,7 +456,7 @@ TEST(txn_failpoint_each_step)
 			CHECK(strstr(msg, "Input/output error") != NULL);
 			CHECK(strstr(msg, dir) != NULL); /* the display path */
 			/* failing before any rename touches nothing at all */
-			if (n <= 7)
+			if (n <= 5)
 				CHECK_INT(lst(dir, "etc/kernel/cmdline").st_ino, cmd_before.st_ino);
 		} else {
 			CHECK_INT(ret, 0);
@@ -500,13 +501,13 @@ TEST(txn_crashpoint_each_step)
 		CHECK(same(dir, "boot/loader/entries/a.conf", a_old) || same(dir, "boot/loader/entries/a.conf", a_new));
 		CHECK(same(dir, "etc/kernel/cmdline", c_old) || same(dir, "etc/kernel/cmdline", c_new));
 		CHECK(same(dir, "etc/kernel/created", NULL) || same(dir, "etc/kernel/created", "new file\n"));
-		/* steps: 1-3 writes, 4-6 fsyncs, 7-9 renames, 10 unlink, 11-12 dirs;
+		/* steps: 1-3 writes, 4 syncfs, 5-7 renames, 8 unlink, 9-10 dirs;
 		 * the kill comes right before step n */
-		int temps = n <= 3 ? n : n <= 7 ? 3 : n <= 9 ? 10 - n : 0;
+		int temps = n <= 3 ? n : n <= 5 ? 3 : n <= 7 ? 8 - n : 0;
 		CHECK_INT(count_tmp(dir), temps);
-		if (n <= 7)
+		if (n <= 5)
 			CHECK(all_old(dir));
-		if (n >= 11)
+		if (n >= 9)
 			CHECK(all_new(dir));
 
 		no_failpoints();
@@ -533,7 +534,7 @@ TEST(txn_temp_file_name)
 	CHECK_INT(root_open(&r, dir), 0);
 	pid_t pid = fork();
 	if (pid == 0) {
-		setenv("MEMCG_POLICY_CRASHPOINT", "3", 1); /* write, fsync, [rename] */
+		setenv("MEMCG_POLICY_CRASHPOINT", "3", 1); /* write, syncfs, [rename] */
 		txn_failpoints_from_env();
 		write_file_atomic(&r, "/boot/loader/entries/a.conf", "new content\n", 12, 0);
 		_exit(0);
@@ -622,7 +623,7 @@ TEST(txn_rollback_keeps_owner)
 	chown(p, 42, 43);
 	struct root r;
 	CHECK_INT(root_open(&r, dir), 0);
-	setenv("MEMCG_POLICY_FAILPOINT", "4", 1); /* write, fsync, rename, [dir fsync] */
+	setenv("MEMCG_POLICY_FAILPOINT", "4", 1); /* write, syncfs, rename, [dir fsync] */
 	txn_failpoints_from_env();
 	err_begin();
 	int ret = write_file_atomic(&r, "/etc/kernel/cmdline", "new\n", 4, 0);
