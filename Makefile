@@ -21,9 +21,10 @@ CFLAGS   += -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fra
 LDFLAGS  += -fsanitize=address,undefined
 endif
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
-PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS))
+# libkmod is loaded with dlopen() when first needed (src/kernels.c)
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(filter-out libkmod,$(PKGS)))
 ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -DVERSION='"$(VERSION)"' $(WARN) $(PKG_CFLAGS) $(CFLAGS) $(CPPFLAGS)
-LIBS       = $(PKG_LIBS) -lpthread -lm
+LIBS       = $(PKG_LIBS) -ldl -lpthread -lm
 
 SRCS      = $(wildcard src/*.c)
 OBJS      = $(SRCS:src/%.c=$(BUILD)/%.o)

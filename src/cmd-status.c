@@ -53,7 +53,6 @@ int cmd_status(struct context *ctx, int argc, char **argv)
 		fprintf(stderr, "%s: status: unexpected argument '%s'\n", program_name, argv[optind]);
 		return EXIT_USAGE;
 	}
-	ctx->full_facts = true;
 	struct evaluation ev;
 	int r = evaluate(ctx, NULL, &ev);
 	if (r < 0) {

@@ -22,7 +22,7 @@ int context_load_kernels(struct context *ctx, const char *only_kernel)
 	if (ctx->kernels_loaded)
 		return 0;
 	ctx->kernels_loaded = true;
-	kernels_read_symbols_always(ctx->full_facts);
+	kernels_read_symbols_always(false);
 	int r = kernels_load(&ctx->root, only_kernel, &ctx->kernels);
 	if (r < 0)
 		return r;

@@ -15,7 +15,6 @@ struct context {
 	const char *config_path; /* --config */
 	bool json;
 	bool hook;               /* apply --hook: input errors are warnings */
-	bool full_facts;         /* status: read every fact, even those no decision needs */
 	int lock_fd;             /* held lock (journal.h lock_take), -1 if none */
 
 	struct root root;        /* opened by main before any command */

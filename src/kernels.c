@@ -19,6 +19,7 @@
 #include "util.h"
 
 #include <ctype.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libkmod.h>
@@ -67,6 +68,39 @@ static bool index_has_links(const struct root *r, const char *dir)
 	return links;
 }
 
+/* libkmod is loaded when a module tree is first looked at, not at start:
+ * most kernels are found by their boot/vmlinuz-VER, and linking libkmod
+ * (with the compression libraries it pulls in) costs every command about
+ * as much as inflating /proc/config.gz. */
+struct kmod_api {
+	__typeof__(&kmod_new) new_ctx;
+	__typeof__(&kmod_set_log_fn) set_log_fn;
+	__typeof__(&kmod_load_resources) load_resources;
+	__typeof__(&kmod_unref) unref;
+};
+
+static const struct kmod_api *kmod_api(void)
+{
+	static struct kmod_api api;
+	static int state; /* 0 not tried, 1 loaded, -1 failed */
+	if (state == 0) {
+		void *h = dlopen("libkmod.so.2", RTLD_NOW | RTLD_LOCAL);
+		state = -1;
+		if (h) {
+			*(void **)&api.new_ctx = dlsym(h, "kmod_new");
+			*(void **)&api.set_log_fn = dlsym(h, "kmod_set_log_fn");
+			*(void **)&api.load_resources = dlsym(h, "kmod_load_resources");
+			*(void **)&api.unref = dlsym(h, "kmod_unref");
+			if (api.new_ctx && api.set_log_fn && api.load_resources && api.unref)
+				state = 1;
+		}
+		if (state < 0)
+			log_verbose("libkmod.so.2: %s; module trees are judged by modules.dep.bin",
+				    h ? "incomplete" : dlerror());
+	}
+	return state > 0 ? &api : NULL;
+}
+
 /* Does the module tree DIR (inside the root) open with libkmod? The
  * directory is opened confined to the root and handed to libkmod as
  * /proc/self/fd/N, so that libkmod's own path lookups start inside it; a
@@ -80,18 +114,20 @@ static bool module_tree_opens(const struct root *r, const char *dir)
 		return false;
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	if (access(path, F_OK) < 0 || index_has_links(r, dir)) {
-		/* no /proc (a bare chroot): the index libkmod needs first */
+	const struct kmod_api *k = kmod_api();
+	if (!k || access(path, F_OK) < 0 || index_has_links(r, dir)) {
+		/* no libkmod, no /proc (a bare chroot): the index libkmod
+		 * needs first */
 		_cleanup_free_ char *dep = xasprintf("%s/modules.dep.bin", dir);
 		return root_is_reg(r, dep);
 	}
 	static const char *const no_config[] = { NULL }; /* never read the host's modprobe.d */
-	struct kmod_ctx *ctx = kmod_new(path, no_config);
+	struct kmod_ctx *ctx = k->new_ctx(path, no_config);
 	if (!ctx)
 		return false;
-	kmod_set_log_fn(ctx, kmod_silent, NULL);
-	bool ok = kmod_load_resources(ctx) == 0;
-	kmod_unref(ctx);
+	k->set_log_fn(ctx, kmod_silent, NULL);
+	bool ok = k->load_resources(ctx) == 0;
+	k->unref(ctx);
 	return ok;
 }
 

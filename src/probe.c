@@ -106,7 +106,20 @@ static bool is_unit_name(const char *n)
 
 static void find_units(const struct root *r, struct strv *out)
 {
+	/* on a merged-/usr system /lib/systemd/system is /usr/lib/systemd/system:
+	 * each directory is read once */
+	struct stat seen[ARRAY_SIZE(unit_dirs)];
+	size_t n_seen = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(unit_dirs) && out->n == 0; i++) {
+		struct stat st;
+		if (root_stat(r, unit_dirs[i], &st) < 0)
+			continue;
+		bool dup = false;
+		for (size_t j = 0; j < n_seen; j++)
+			dup = dup || (seen[j].st_dev == st.st_dev && seen[j].st_ino == st.st_ino);
+		if (dup)
+			continue;
+		seen[n_seen++] = st;
 		char **names;
 		int n = root_list_dir(r, unit_dirs[i], NULL, &names);
 		for (int j = 0; j < n && out->n == 0; j++) {
