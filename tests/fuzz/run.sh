@@ -6,6 +6,8 @@
 # harness: executions, corpus size, findings; the log is BUILD/logs/NAME.log,
 # what was found BUILD/artifacts/NAME/. Appends "NAME EXECS SECONDS FINDINGS"
 # to BUILD/fuzz-ledger.txt (the totals in the README come from there).
+# Each harness is one test: "PASS: fuzz-NAME ..." or "FAIL: fuzz-NAME ...",
+# and the last line is "N passed, N failed" (tests/check-all.sh reads it).
 # Exit status: 0 no finding, 1 some harness found something, 2 usage.
 set -u
 build=${1:?usage: tests/fuzz/run.sh BUILD SECONDS NAME...}
@@ -20,11 +22,14 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 bad=0
 total_execs=0
+npass=0
+nfail=0
 for name in "$@"; do
 	bin="$build/fuzz-$name"
 	if [ ! -x "$bin" ]; then
-		echo "fuzz-$name: not built ($bin)"
+		echo "FAIL: fuzz-$name: not built ($bin)"
 		bad=1
+		nfail=$((nfail + 1))
 		continue
 	fi
 	seeds="$top/tests/fuzz/corpus/$name"
@@ -50,11 +55,17 @@ for name in "$@"; do
 	printf 'fuzz-%-14s %10s executions in %ss, corpus %s, findings %s\n' "$name" "$execs" "$secs" "$corpus" "$found"
 	echo "$name $execs $secs $found" >>"$build/fuzz-ledger.txt"
 	total_execs=$((total_execs + execs))
-	if [ "$found" -ne 0 ]; then
+	if [ "$found" -eq 0 ]; then
+		echo "PASS: fuzz-$name: $execs executions, no finding"
+		npass=$((npass + 1))
+	else
+		echo "FAIL: fuzz-$name: $found finding(s), log $log"
+		nfail=$((nfail + 1))
 		bad=1
 		grep -m1 -A25 -E 'ERROR: |runtime error|property does not hold|==ERROR' "$log" | sed 's/^/    /'
 		find "$art" -type f -printf '%T@ %p\n' | sort -rn | head -5 | sed 's/^[^ ]* /    artifact: /'
 	fi
 done
-echo "fuzzing: $total_execs executions, $([ "$bad" -eq 0 ] && echo "no findings" || echo "FINDINGS (see above)")"
+echo "fuzzing: $total_execs executions in all"
+echo "$npass passed, $nfail failed"
 exit "$bad"
