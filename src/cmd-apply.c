@@ -2,6 +2,7 @@
  * make the boot configuration match the decision. The plan is complete
  * before the first write; every changed file and the journal are written in
  * one transaction; GRUB's menu is regenerated once afterwards. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -128,6 +129,17 @@ static int hook_result(struct context *ctx, const struct apply_options *o, int r
 
 int apply_run(struct context *ctx, const struct apply_options *o)
 {
+	/* Where an earlier run left the lock file, take the lock first and
+	 * evaluate once; else evaluate, and only if there is work create the
+	 * lock and evaluate again under it (a run with nothing to change
+	 * writes nothing, not even the lock file). */
+	if (!o->dry_run && ctx->lock_fd < 0) {
+		int fd = lock_take_if_present(&ctx->root);
+		if (fd >= 0)
+			ctx->lock_fd = fd;
+		else if (fd != -ENOENT)
+			return -fd;
+	}
 	struct evaluation ev;
 	int r = evaluate(ctx, o->kernel, &ev);
 	if (r < 0) {

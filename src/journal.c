@@ -365,23 +365,30 @@ static void test_hold(void)
 
 /* The "waiting" line is printed unless -q: a run that seems to hang should
  * say why, but -q asks for errors only. */
-int lock_take(const struct root *r)
+/* Opens the lock file (created with its directory when create is set) and
+ * takes the lock, waiting for another run if need be. Without create, a
+ * missing lock file or directory is -ENOENT, silently. */
+static int lock_open_take(const struct root *r, bool create)
 {
 	_cleanup_free_ char *disp = root_display(r, LOCK_PATH);
-	int dfd = root_openat(r, LOCK_DIR, O_PATH | O_DIRECTORY, 0);
-	if (dfd == -ENOENT) {
-		_cleanup_close_ int rootfd = root_openat(r, "/", O_RDONLY | O_DIRECTORY, 0);
-		if (rootfd < 0)
-			return report(EXIT_SYSTEM, "%s: cannot open the root: %s", disp, strerror(-rootfd));
-		if (mkdirat(rootfd, &LOCK_DIR[1], 0755) < 0 && errno != EEXIST)
-			return report(EXIT_SYSTEM, "%s: cannot create the directory: %s", disp, strerror(errno));
-		dfd = root_openat(r, LOCK_DIR, O_PATH | O_DIRECTORY, 0);
+	if (create) {
+		int dfd = root_openat(r, LOCK_DIR, O_PATH | O_DIRECTORY, 0);
+		if (dfd == -ENOENT) {
+			_cleanup_close_ int rootfd = root_openat(r, "/", O_RDONLY | O_DIRECTORY, 0);
+			if (rootfd < 0)
+				return report(EXIT_SYSTEM, "%s: cannot open the root: %s", disp, strerror(-rootfd));
+			if (mkdirat(rootfd, &LOCK_DIR[1], 0755) < 0 && errno != EEXIST)
+				return report(EXIT_SYSTEM, "%s: cannot create the directory: %s", disp, strerror(errno));
+			dfd = root_openat(r, LOCK_DIR, O_PATH | O_DIRECTORY, 0);
+		}
+		if (dfd < 0)
+			return report(EXIT_SYSTEM, "%s: cannot open the directory: %s", disp, strerror(-dfd));
+		close(dfd);
 	}
-	if (dfd < 0)
-		return report(EXIT_SYSTEM, "%s: cannot open the directory: %s", disp, strerror(-dfd));
-	close(dfd);
 
-	int fd = root_openat(r, LOCK_PATH, O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
+	int fd = root_openat(r, LOCK_PATH, O_RDWR | (create ? O_CREAT : 0) | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
+	if (fd < 0 && !create && (fd == -ENOENT || fd == -EROFS || fd == -EACCES))
+		return -ENOENT;
 	if (fd < 0)
 		return report(EXIT_SYSTEM, "%s: cannot open the lock: %s", disp, strerror(-fd));
 	struct stat st;
@@ -412,3 +419,7 @@ int lock_take(const struct root *r)
 	test_hold();
 	return fd;
 }
+
+int lock_take(const struct root *r) { return lock_open_take(r, true); }
+
+int lock_take_if_present(const struct root *r) { return lock_open_take(r, false); }

@@ -57,3 +57,8 @@ void journal_free(struct journal *j);
  * "waiting for the lock held by another memcg-policy (PATH)" once and
  * waits. Returns an fd to keep open, or -EXIT_SYSTEM. */
 int lock_take(const struct root *r);
+
+/* The same where the lock file already exists (an earlier run made it);
+ * -ENOENT, and nothing written or printed, where it does not or cannot be
+ * opened for writing (a read-only image). */
+int lock_take_if_present(const struct root *r);

@@ -322,3 +322,16 @@ rm "$root/$e5"
 expect_exit "revert --kernel, entry gone: exit 0" 0 "$MEMCG_POLICY" --root "$root" revert --kernel 6.5.6-300.fc39.x86_64
 check "revert --kernel, entry gone: its record is dropped" sh -c "! grep -q '6.5.6-300.fc39.x86_64.conf' '$root/var/lib/memcg-policy/journal.json'"
 check "revert --kernel, entry gone: other records stay" grep -q '6.7.4-200.fc39.x86_64.conf' "$root/var/lib/memcg-policy/journal.json"
+
+# ---- nothing to change writes nothing, not even the lock file ----
+setup arch on
+expect_exit "in sync: apply" 0 "$MEMCG_POLICY" --root "$root" apply
+check "in sync: no lock file created" test ! -e "$root/run/memcg-policy.lock"
+check "in sync: no journal created" test ! -e "$root/var/lib/memcg-policy"
+setup arch off
+expect_exit "changes: apply" 0 "$MEMCG_POLICY" --root "$root" apply
+check "changes: the lock file is made" test -f "$root/run/memcg-policy.lock"
+# with the lock file there, a run takes the lock first; a read-only image
+# still answers
+unshare -m bash -c "mount --bind '$root' '$root' && mount -o remount,bind,ro '$root' && exec '$MEMCG_POLICY' --root '$root' apply" >/dev/null 2>"$root/../ro2.err"
+expect_eq "read-only image in sync: apply exits 0" "$?" 0
