@@ -329,12 +329,16 @@ for p in "${inputs[@]}"; do
 	refused "FIFO at $p" "$p" "3" apply
 	done_case "FIFO at $p"
 
-	image
-	rm -f "$root/$p"
-	mkdir -p "$(dirname "$root/$p")"
-	mknod "$root/$p" c 1 3
-	refused "device at $p" "$p" "3" apply
-	done_case "device at $p"
+	if [ "$(id -u)" -eq 0 ]; then
+		image
+		rm -f "$root/$p"
+		mkdir -p "$(dirname "$root/$p")"
+		mknod "$root/$p" c 1 3
+		refused "device at $p" "$p" "3" apply
+		done_case "device at $p"
+	else
+		echo "# not root: no device node at $p"
+	fi
 
 	image
 	rm -f "$root/$p"
@@ -352,7 +356,9 @@ for p in "${inputs[@]}"; do
 done
 
 # the lock file itself
-for what in fifo dir device; do
+whats="fifo dir device"
+[ "$(id -u)" -eq 0 ] || { whats="fifo dir"; echo "# not root: no device node as the lock"; }
+for what in $whats; do
 	image
 	mkdir -p "$root/run"
 	case $what in
@@ -394,16 +400,19 @@ for p in etc/default/grub boot/grub2/grub.cfg; do
 done
 
 # ==== unreadable files ====
-# The tests run as root, which reads any file whatever its mode; so the tool
-# runs as uid 65534 (setpriv) on a tree made readable to it, with one file
-# chmod 000 at a time. The policy stays owned by root (allowed).
+# Root reads any file whatever its mode; so as root the tool runs as uid
+# 65534 (setpriv) on a tree made readable to it, with one file chmod 000 at
+# a time (the policy stays owned by root: allowed). Not as root, it just
+# runs.
+as_other=()
+[ "$(id -u)" -eq 0 ] && as_other=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 for p in "boot/config-$V" "etc/kernel/cmdline" "$ENTRY"; do
 	image
 	chmod 0755 "$root"
 	chmod 0000 "$root/$p"
 	o=$(mktemp)
 	e=$(mktemp)
-	timeout 20 setpriv --reuid=65534 --regid=65534 --clear-groups "$MEMCG_POLICY" --root "$root" check >"$o" 2>"$e"
+	timeout 20 "${as_other[@]}" "$MEMCG_POLICY" --root "$root" check >"$o" 2>"$e"
 	rc=$?
 	ERR=$(cat "$e")
 	rm -f "$o" "$e"

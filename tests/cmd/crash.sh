@@ -188,6 +188,7 @@ check "xbootldr revert: the created /etc/kernel/cmdline is deleted" test ! -e "$
 crash_loop "xbootldr revert" "$applied" "$ref" "" revert
 
 echo "# crash points exercised: $total_points"
+if [ "$total_points" -ge 40 ]; then pass "crash points: $total_points in all"; else fail "crash points: only $total_points"; fi
 
 # ---- failures (EIO at each step, MEMCG_POLICY_FAILPOINT): exit 4 and
 # every file as it was (rollback), for what tests/cmd/apply.sh does not
@@ -230,6 +231,11 @@ total_fail=$((total_fail + 1))
 echo "# failpoints exercised: $total_fail"
 
 # ---- a real fault: the file system is full (ENOSPC) ----
+# (a tmpfs mounted in a mount namespace: root only)
+if [ "$(id -u)" -ne 0 ]; then
+	echo "# not root: no full file system"
+	exit 0
+fi
 orig=$(fixture fedora off "${fedora_kernels[@]}")
 res=$(mkroot)
 before=$(snap "$orig")
@@ -256,4 +262,3 @@ rm -rf "${orig:?}/boot"
 mv "$orig/boot.copy.after" "$orig/boot"
 rm -rf "$orig/boot.copy"
 expect_eq "ENOSPC: every file as it was" "$(snap "$orig")" "$before"
-if [ "$total_points" -ge 40 ]; then pass "crash points: $total_points in all"; else fail "crash points: only $total_points"; fi
