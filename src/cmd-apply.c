@@ -153,14 +153,7 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 		ctx->lock_fd = lock_take(&ctx->root);
 		if (ctx->lock_fd < 0)
 			return -ctx->lock_fd;
-		/* reload everything under the lock */
-		if (ctx->policy_loaded)
-			policy_free(&ctx->policy);
-		if (ctx->kernels_loaded)
-			kernels_free(&ctx->kernels);
-		if (ctx->sys_loaded)
-			system_facts_free(&ctx->sys);
-		ctx->policy_loaded = ctx->kernels_loaded = ctx->sys_loaded = false;
+		context_unload(ctx); /* read everything again under the lock */
 		r = evaluate(ctx, o->kernel, &ev);
 		if (r < 0) {
 			evaluation_free(&ev);

@@ -43,7 +43,7 @@ int context_load_system(struct context *ctx)
 	return probe_system(&ctx->root, &ctx->policy, &ctx->sys);
 }
 
-void context_free(struct context *ctx)
+void context_unload(struct context *ctx)
 {
 	if (ctx->sys_loaded)
 		system_facts_free(&ctx->sys);
@@ -51,6 +51,12 @@ void context_free(struct context *ctx)
 		kernels_free(&ctx->kernels);
 	if (ctx->policy_loaded)
 		policy_free(&ctx->policy);
+	ctx->sys_loaded = ctx->kernels_loaded = ctx->policy_loaded = false;
+}
+
+void context_free(struct context *ctx)
+{
+	context_unload(ctx);
 	if (ctx->lock_fd >= 0)
 		close(ctx->lock_fd);
 	ctx->lock_fd = -1;

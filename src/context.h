@@ -35,6 +35,9 @@ typedef int (*command_fn)(struct context *ctx, int argc, char **argv);
 int context_load_policy(struct context *ctx);
 int context_load_kernels(struct context *ctx, const char *only_kernel);
 int context_load_system(struct context *ctx);
+/* Forgets what the loaders read (policy, kernels, system facts), so that
+ * the next load reads it again; context_free() also closes root and lock. */
+void context_unload(struct context *ctx);
 void context_free(struct context *ctx);
 
 /* Commands, one file each (src/cmd-NAME.c). */
