@@ -215,6 +215,7 @@ int parse_size(const char *s, unsigned long long *out)
 }
 
 /* "memcg-policy: [prefix]message\n" on stderr */
+static void vlog(const char *prefix, const char *fmt, va_list ap) _printf_(2, 0);
 static void vlog(const char *prefix, const char *fmt, va_list ap)
 {
 	fprintf(stderr, "%s: %s", program_name, prefix);

@@ -619,8 +619,8 @@ TEST(txn_rollback_keeps_owner)
 	_cleanup_free_ char *dir = mktemp_dir();
 	put(dir, "etc/kernel/cmdline", "old\n");
 	_cleanup_free_ char *p = path_join(dir, "etc/kernel/cmdline");
-	chmod(p, 0604);
-	chown(p, 42, 43);
+	CHECK_INT(chmod(p, 0604), 0);
+	CHECK_INT(chown(p, 42, 43), 0);
 	struct root r;
 	CHECK_INT(root_open(&r, dir), 0);
 	setenv("MEMCG_POLICY_FAILPOINT", "4", 1); /* write, syncfs, rename, [dir fsync] */
