@@ -218,10 +218,8 @@ int cmd_apply(struct context *ctx, int argc, char **argv)
 		default: return EXIT_USAGE;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: apply: unexpected argument '%s'\n", program_name, argv[optind]);
+	if (!no_more_args(argc, argv))
 		return EXIT_USAGE;
-	}
 	ctx->hook = o.hook;
 	return apply_run(ctx, &o);
 }

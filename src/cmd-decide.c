@@ -26,10 +26,8 @@ int cmd_decide(struct context *ctx, int argc, char **argv)
 		default: return EXIT_USAGE;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: decide: unexpected argument '%s'\n", program_name, argv[optind]);
+	if (!no_more_args(argc, argv))
 		return EXIT_USAGE;
-	}
 	struct evaluation ev;
 	int r = evaluate(ctx, kernel, &ev);
 	if (r < 0) {

@@ -76,10 +76,8 @@ int cmd_revert(struct context *ctx, int argc, char **argv)
 		default: return EXIT_USAGE;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: revert: unexpected argument '%s'\n", program_name, argv[optind]);
+	if (!no_more_args(argc, argv))
 		return EXIT_USAGE;
-	}
 	if (!dry_run) {
 		ctx->lock_fd = lock_take(&ctx->root);
 		if (ctx->lock_fd < 0)

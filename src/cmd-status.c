@@ -49,10 +49,8 @@ int cmd_status(struct context *ctx, int argc, char **argv)
 	static const struct option opts[] = { { NULL, 0, NULL, 0 } };
 	if (getopt_long(argc, argv, "", opts, NULL) != -1)
 		return EXIT_USAGE;
-	if (optind < argc) {
-		fprintf(stderr, "%s: status: unexpected argument '%s'\n", program_name, argv[optind]);
+	if (!no_more_args(argc, argv))
 		return EXIT_USAGE;
-	}
 	struct evaluation ev;
 	int r = evaluate(ctx, NULL, &ev);
 	if (r < 0) {

@@ -1,6 +1,7 @@
 /* context.c - on-demand loading of what the commands share */
 #include "context.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -69,4 +70,12 @@ void print_json(struct json_object *obj)
 							   JSON_C_TO_STRING_NOSLASHESCAPE),
 	      stdout);
 	fputc('\n', stdout);
+}
+
+bool no_more_args(int argc, char **argv)
+{
+	if (optind >= argc)
+		return true;
+	fprintf(stderr, "%s: %s: unexpected argument '%s'\n", program_name, argv[0], argv[optind]);
+	return false;
 }

@@ -59,6 +59,10 @@ struct apply_options {
 };
 int apply_run(struct context *ctx, const struct apply_options *o);
 
+/* After a command's options: true if no argument is left, else says which
+ * one is unexpected ("memcg-policy: CMD: unexpected argument 'X'"). */
+bool no_more_args(int argc, char **argv);
+
 /* Prints a JSON object (json-c) to stdout, pretty, with a newline. */
 struct json_object;
 void print_json(struct json_object *obj);
