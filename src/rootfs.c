@@ -62,6 +62,17 @@ char *path_join(const char *a, const char *b)
  * the root stays at the root. */
 #define MAX_LINKS 40
 
+/* Closes the walk's directory descriptors and returns result. */
+static int close_walk(int dfd, const int *stack, int depth, int result)
+{
+	int saved = errno;
+	close(dfd);
+	while (depth > 0)
+		close(stack[--depth]);
+	errno = saved;
+	return result;
+}
+
 static int walk_open(int rootfd, const char *path, int flags, mode_t mode)
 {
 	_cleanup_free_ char *todo = xstrdup(path);
@@ -79,18 +90,10 @@ static int walk_open(int rootfd, const char *path, int flags, mode_t mode)
 			p++;
 		if (!*p) {
 			/* the path names a directory */
-			int fd;
-			if (flags & O_CREAT) {
-				fd = -EISDIR;
-			} else {
-				fd = openat(dfd, ".", (flags & ~(O_NOFOLLOW)) | O_CLOEXEC, mode);
-				if (fd < 0)
-					fd = -errno;
-			}
-			close(dfd);
-			while (depth > 0)
-				close(stack[--depth]);
-			return fd;
+			if (flags & O_CREAT)
+				return close_walk(dfd, stack, depth, -EISDIR);
+			int fd = openat(dfd, ".", (flags & ~(O_NOFOLLOW)) | O_CLOEXEC, mode);
+			return close_walk(dfd, stack, depth, fd < 0 ? -errno : fd);
 		}
 		char *slash = strchr(p, '/');
 		char *rest = NULL;
@@ -115,65 +118,47 @@ static int walk_open(int rootfd, const char *path, int flags, mode_t mode)
 			continue;
 		}
 		bool last = rest == NULL;
+		/* a symlink is read and spliced in (absolute ones restart at
+		 * the root), unless it is the last component and the caller
+		 * asked for O_NOFOLLOW */
+		char target[4096];
+		ssize_t n = readlinkat(dfd, p, target, sizeof(target) - 1);
+		if (n >= 0 && !(last && (flags & O_NOFOLLOW))) {
+			target[n] = '\0';
+			if (++links > MAX_LINKS)
+				return close_walk(dfd, stack, depth, -ELOOP);
+			char *joined = xasprintf("%s%s%s", target, rest ? "/" : "", rest ? rest : "");
+			if (target[0] == '/') {
+				close(dfd);
+				while (depth > 0)
+					close(stack[--depth]);
+				dfd = fcntl(rootfd, F_DUPFD_CLOEXEC, 3);
+				if (dfd < 0) {
+					free(joined);
+					return -errno;
+				}
+			}
+			free(todo);
+			todo = joined;
+			p = todo;
+			continue;
+		}
 		int fd;
 		if (last)
 			fd = openat(dfd, p, flags | O_NOFOLLOW | O_CLOEXEC, mode);
 		else
 			fd = openat(dfd, p, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0 && (errno == ELOOP || errno == ENOTDIR || errno == EMLINK)) {
-			/* maybe a symlink: read it and splice it in */
-			char target[4096];
-			ssize_t n = readlinkat(dfd, p, target, sizeof(target) - 1);
-			if (n >= 0 && !(last && (flags & O_NOFOLLOW))) {
-				target[n] = '\0';
-				if (++links > MAX_LINKS) {
-					fd = -ELOOP;
-					goto fail;
-				}
-				char *joined = xasprintf("%s%s%s", target, rest ? "/" : "", rest ? rest : "");
-				if (target[0] == '/') {
-					close(dfd);
-					while (depth > 0)
-						close(stack[--depth]);
-					dfd = fcntl(rootfd, F_DUPFD_CLOEXEC, 3);
-					if (dfd < 0) {
-						free(joined);
-						return -errno;
-					}
-				}
-				free(todo);
-				todo = joined;
-				p = todo;
-				continue;
-			}
-			errno = n >= 0 ? ELOOP : (errno == EINVAL ? ENOTDIR : errno);
-			if (n < 0 && !last)
-				errno = ENOTDIR;
-		}
-		if (fd < 0) {
-			fd = -errno;
-			goto fail;
-		}
-		if (last) {
-			close(dfd);
-			while (depth > 0)
-				close(stack[--depth]);
-			return fd;
-		}
+		if (fd < 0)
+			return close_walk(dfd, stack, depth, -errno);
+		if (last)
+			return close_walk(dfd, stack, depth, fd);
 		if (depth == (int)ARRAY_SIZE(stack)) {
 			close(fd);
-			fd = -ENAMETOOLONG;
-			goto fail;
+			return close_walk(dfd, stack, depth, -ENAMETOOLONG);
 		}
 		stack[depth++] = dfd;
 		dfd = fd;
 		p = rest;
-		continue;
-	fail:
-		close(dfd);
-		while (depth > 0)
-			close(stack[--depth]);
-		return fd;
 	}
 }
 
