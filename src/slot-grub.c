@@ -518,16 +518,6 @@ out:
 
 /* ---- editing ---- */
 
-static char *copy_of(const struct slot *s, size_t *new_len)
-{
-	*new_len = s->content ? s->len : 0;
-	char *c = xmalloc(*new_len + 1);
-	if (*new_len)
-		memcpy(c, s->content, *new_len);
-	c[*new_len] = '\0';
-	return c;
-}
-
 static bool is_marked(const char *line, size_t n)
 {
 	while (n > 0 && (is_blank(line[n - 1]) || line[n - 1] == '\r'))
@@ -582,16 +572,16 @@ char *grub_slot_edit(const struct slot *s, const struct decision *d, struct strv
 		 * admin) is left alone; a missing one gets the built-in text,
 		 * unless the decision is keep (no opinion: nothing to install). */
 		if (s->exists || !d || d->keep)
-			return copy_of(s, new_len);
+			return slot_content_copy(s, new_len);
 		*new_len = GRUB_DROPIN_LEN;
 		return xstrndup(grub_dropin_text, GRUB_DROPIN_LEN);
 	case SLOT_GRUB_DEFAULT:
 		if (!d || d->keep)
-			return copy_of(s, new_len);
+			return slot_content_copy(s, new_len);
 		return default_edit(s, new_len);
 	case SLOT_GRUBENV: {
 		if (!d || d->keep)
-			return copy_of(s, new_len);
+			return slot_content_copy(s, new_len);
 		const char *old = s->content ? s->content : "";
 		char *text = cmdline_edit(old, strlen(old), &d->remove, NULL, removed);
 		size_t len = strlen(text);

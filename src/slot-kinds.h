@@ -17,6 +17,9 @@
 
 /* Appends a zeroed slot to l and returns it. */
 struct slot *slot_list_add(struct slot_list *l, enum slot_kind kind, const char *path);
+/* The slot's content unchanged, as a new NUL-terminated string (empty for
+ * a missing file): the edit of a slot that is left as it is. */
+char *slot_content_copy(const struct slot *s, size_t *new_len);
 
 /* Reads a boot text file: *out NULL when it does not exist. A file that
  * is not regular, too large, has NUL bytes or a line over MAX_BOOT_LINE is

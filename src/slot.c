@@ -158,7 +158,7 @@ int slots_find(const struct root *r, const struct policy *p, const char *default
 	return 0;
 }
 
-static char *copy_unchanged(const struct slot *s, size_t *new_len)
+char *slot_content_copy(const struct slot *s, size_t *new_len)
 {
 	*new_len = s->content ? s->len : 0;
 	char *c = xmalloc(*new_len + 1);
@@ -182,7 +182,7 @@ char *slot_edit(const struct slot *s, const struct decision *d, struct strv *add
 		if (s->unmanaged)
 			return NULL;
 		if (!d || d->keep)
-			return copy_unchanged(s, new_len);
+			return slot_content_copy(s, new_len);
 		if (s->kind == SLOT_BLS)
 			return bls_slot_edit(s, d, added, removed, new_len);
 		return line_slot_edit(s, d, added, removed, new_len);
