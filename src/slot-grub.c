@@ -73,6 +73,15 @@ static const char *basename_of(const char *p)
 
 static bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
+/* Is this line (without its '\n') one apply marked as ours? */
+static bool is_marked(const char *line, size_t n)
+{
+	while (n > 0 && (is_blank(line[n - 1]) || line[n - 1] == '\r'))
+		n--;
+	size_t m = strlen(MARK);
+	return n >= m && memcmp(line + n - m, MARK, m) == 0;
+}
+
 /* Does the shell text assign GRUB_CMDLINE_LINUX or ..._DEFAULT? Returns the
  * name of the last one assigned (static string) and its line in *line. */
 static const char *assigns_cmdline(const char *text, size_t len, size_t from, unsigned *line)
@@ -352,10 +361,7 @@ static int menu_hints(const struct root *r, const struct detect *dt, const struc
 			size_t end = i;
 			while (end < deflen && deftext[end] != '\n')
 				end++;
-			size_t t = end;
-			while (t > i && (is_blank(deftext[t - 1]) || deftext[t - 1] == '\r'))
-				t--;
-			if (t - i >= strlen(MARK) && memcmp(deftext + t - strlen(MARK), MARK, strlen(MARK)) == 0)
+			if (is_marked(deftext + i, end - i))
 				m = deftext + end;
 			i = end + 1;
 		}
@@ -517,14 +523,6 @@ out:
 }
 
 /* ---- editing ---- */
-
-static bool is_marked(const char *line, size_t n)
-{
-	while (n > 0 && (is_blank(line[n - 1]) || line[n - 1] == '\r'))
-		n--;
-	size_t m = strlen(MARK);
-	return n >= m && memcmp(line + n - m, MARK, m) == 0;
-}
 
 char *grub_default_unmark(const char *text, size_t len, size_t *new_len)
 {
