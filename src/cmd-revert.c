@@ -19,19 +19,6 @@
 
 static bool is_grubenv(const char *path) { return endswith(path, "/grubenv"); }
 
-/* "name=a,b" -> "name=a", "name=b": cmdline_edit removes items. */
-static void push_items(struct strv *out, const char *token)
-{
-	const char *eq = strchr(token, '=');
-	if (!eq) {
-		strv_pushdup(out, token);
-		return;
-	}
-	_cleanup_free_ char *items = xstrdup(eq + 1);
-	for (char *save = NULL, *it = strtok_r(items, ",", &save); it; it = strtok_r(NULL, ",", &save))
-		strv_push(out, xasprintf("%.*s=%s", (int)(eq - token), token, it));
-}
-
 /* The content a journal entry gives back; NULL: delete the file. */
 static char *reverted_content(const struct journal_entry *e, const char *cur, size_t cur_len, size_t *len,
 			      bool *delete)
@@ -49,12 +36,9 @@ static char *reverted_content(const struct journal_entry *e, const char *cur, si
 	 * files get the token-level undo */
 	if (streq(e->path, GRUB_DEFAULT_PATH))
 		return grub_default_unmark(cur, cur_len, len);
-	/* undo token by token */
-	struct strv remove = {0};
-	for (size_t i = 0; i < e->added.n; i++)
-		push_items(&remove, e->added.v[i]);
-	char *out = cmdline_edit(cur, cur_len, &remove, &e->removed, NULL);
-	strv_free(&remove);
+	/* undo token by token: each item of the tokens we added goes
+	 * ("name=a,b" removes a and b, as cmdline_edit reads it) */
+	char *out = cmdline_edit(cur, cur_len, &e->added, &e->removed, NULL);
 	*len = strlen(out);
 	return out;
 }
