@@ -181,19 +181,22 @@ static bool list_has(const char *v, size_t vlen, const char *item, size_t ilen)
 	}
 }
 
+bool cmdline_token_has_item(const struct cmdline *c, size_t i, const char *name, const char *item)
+{
+	if (!c || i >= c->n || !name || !item)
+		return false;
+	const char *t = c->line + c->tok[i].start;
+	struct tok_parts p;
+	tok_parse(t, c->tok[i].len, &p);
+	return p.has_value && param_name_eq(t + p.name_off, p.name_len, name, strlen(name)) &&
+	       list_has(t + p.val_off, p.val_len, item, strlen(item));
+}
+
 bool cmdline_has_item(const struct cmdline *c, const char *name, const char *item)
 {
-	if (!c || !name || !item)
-		return false;
-	size_t nlen = strlen(name), ilen = strlen(item);
-	for (size_t k = 0; k < c->n_kernel; k++) {
-		const char *t = c->line + c->tok[k].start;
-		struct tok_parts p;
-		tok_parse(t, c->tok[k].len, &p);
-		if (p.has_value && param_name_eq(t + p.name_off, p.name_len, name, nlen) &&
-		    list_has(t + p.val_off, p.val_len, item, ilen))
+	for (size_t k = 0; c && k < c->n_kernel; k++)
+		if (cmdline_token_has_item(c, k, name, item))
 			return true;
-	}
 	return false;
 }
 

@@ -52,6 +52,10 @@ bool param_name_eq(const char *a, size_t alen, const char *b, size_t blen);
  * "cgroup_enable=memory", "cgroup.memory=nokmem". name matches with '-'=='_';
  * value is a comma list and item is matched against its elements. */
 
+/* Does token i carry this item: is it named name, with item among the
+ * elements of its value's comma list? False when i is out of range. */
+bool cmdline_token_has_item(const struct cmdline *c, size_t i, const char *name, const char *item);
+
 /* Does a kernel token (before --) with this name carry this item? */
 bool cmdline_has_item(const struct cmdline *c, const char *name, const char *item);
 

@@ -50,20 +50,9 @@ enum memcg_state cmdline_memcg_state(const struct decide_kernel *k, const char *
 	enum memcg_state state = k->default_state == MEMCG_DEFAULT_ON ? STATE_ON : STATE_OFF;
 	bool any_disable = false, any_enable = false;
 	for (size_t i = 0; i < c.n_kernel; i++) {
-		_cleanup_free_ char *name = cmdline_token_name(&c, i);
-		_cleanup_free_ char *value = cmdline_token_value(&c, i);
-		if (!value)
-			continue;
-		bool dis = param_name_eq(name, strlen(name), "cgroup_disable", 14);
-		bool en = param_name_eq(name, strlen(name), "cgroup_enable", 13);
+		bool dis = cmdline_token_has_item(&c, i, "cgroup_disable", "memory");
+		bool en = !dis && cmdline_token_has_item(&c, i, "cgroup_enable", "memory");
 		if (!dis && !en)
-			continue;
-		/* is "memory" an item of the comma list? */
-		bool memory = false;
-		for (char *save = NULL, *item = strtok_r(value, ",", &save); item; item = strtok_r(NULL, ",", &save))
-			if (streq(item, "memory"))
-				memory = true;
-		if (!memory)
 			continue;
 		if (dis) {
 			any_disable = true;
