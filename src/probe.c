@@ -200,17 +200,14 @@ int probe_system(const struct root *r, const struct policy *p, struct system_fac
 	find_programs(r, p, &s->programs);
 	if (p->needs_memcg_units && s->programs.n == 0)
 		find_units(r, &s->units);
-	if (!r->live && p->has_assume_ram) {
+	/* RAM: /proc/meminfo on a live system, else (or when it does not
+	 * tell) the policy's assume-ram */
+	if (r->live)
+		live_ram(s);
+	if (!s->have_ram && p->has_assume_ram) {
 		s->have_ram = true;
 		s->ram = p->assume_ram;
 		s->ram_source = "assume-ram";
-	} else if (r->live) {
-		live_ram(s);
-		if (!s->have_ram && p->has_assume_ram) {
-			s->have_ram = true;
-			s->ram = p->assume_ram;
-			s->ram_source = "assume-ram";
-		}
 	}
 	if (r->live) {
 		s->running = probe_memcg_running(&s->running_source);
