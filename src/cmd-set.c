@@ -2,10 +2,8 @@
  * [policy] section of /etc/memcg-policy.conf (or the --config file),
  * keeping its comments and other keys, then applies. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
-#include <unistd.h>
 
 #include "journal.h"
 #include "policy.h"
@@ -22,8 +20,7 @@ static int read_current(struct context *ctx, char **text, size_t *len, bool *exi
 	*exists = true;
 	if (ctx->config_path) {
 		*display = xstrdup(ctx->config_path);
-		_cleanup_close_ int fd = open(ctx->config_path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-		r = fd < 0 ? -errno : read_fd_all(fd, MAX_INPUT_FILE, text, len);
+		r = read_host_file(ctx->config_path, MAX_INPUT_FILE, text, len);
 	} else {
 		*display = root_display(&ctx->root, ADMIN_POLICY);
 		r = root_read_file(&ctx->root, ADMIN_POLICY, MAX_INPUT_FILE, text, len);

@@ -3,9 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
-#include <unistd.h>
 
 #include "util.h"
 
@@ -142,19 +140,14 @@ static void find_units(const struct root *r, struct strv *out)
 	}
 }
 
-static int read_host(const char *path, char **out)
-{
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	return read_fd_all(fd, 4u << 20, out, NULL);
-}
+/* The host files read on a live system (/proc, /sys) are small. */
+#define MAX_HOST_FILE (4u << 20)
 
 enum run_state probe_memcg_running(const char **source)
 {
 	_cleanup_free_ char *text = NULL;
 	*source = NULL;
-	if (read_host("/sys/fs/cgroup/cgroup.controllers", &text) == 0) {
+	if (read_host_file("/sys/fs/cgroup/cgroup.controllers", MAX_HOST_FILE, &text, NULL) == 0) {
 		*source = "/sys/fs/cgroup/cgroup.controllers";
 		for (char *save = NULL, *w = strtok_r(text, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save))
 			if (streq(w, "memory"))
@@ -163,7 +156,7 @@ enum run_state probe_memcg_running(const char **source)
 		 * which tells "not built" from "disabled" */
 		free(TAKE_PTR(text));
 	}
-	if (read_host("/proc/cgroups", &text) == 0) {
+	if (read_host_file("/proc/cgroups", MAX_HOST_FILE, &text, NULL) == 0) {
 		for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 			char name[64];
 			unsigned hier, num, enabled;
@@ -183,7 +176,7 @@ enum run_state probe_memcg_running(const char **source)
 static void live_ram(struct system_facts *s)
 {
 	_cleanup_free_ char *text = NULL;
-	if (read_host("/proc/meminfo", &text) < 0 || !text)
+	if (read_host_file("/proc/meminfo", MAX_HOST_FILE, &text, NULL) < 0 || !text)
 		return;
 	const char *m = strstr(text, "MemTotal:");
 	unsigned long long kb;
@@ -212,7 +205,7 @@ int probe_system(const struct root *r, const struct policy *p, struct system_fac
 	if (r->live) {
 		s->running = probe_memcg_running(&s->running_source);
 		char *line = NULL;
-		if (read_host("/proc/cmdline", &line) == 0 && line) {
+		if (read_host_file("/proc/cmdline", MAX_HOST_FILE, &line, NULL) == 0 && line) {
 			size_t l = strlen(line);
 			while (l && (line[l - 1] == '\n' || line[l - 1] == ' '))
 				line[--l] = '\0';

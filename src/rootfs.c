@@ -234,6 +234,14 @@ int root_read_file(const struct root *r, const char *path, size_t max, char **ou
 	return read_fd_all(fd, max, out, len);
 }
 
+int read_host_file(const char *path, size_t max, char **out, size_t *len)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	return read_fd_all(fd, max, out, len);
+}
+
 static int do_stat(const struct root *r, const char *path, struct stat *st, bool follow)
 {
 	_cleanup_close_ int fd = root_openat(r, path, O_PATH | (follow ? 0 : O_NOFOLLOW), 0);

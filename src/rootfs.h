@@ -35,6 +35,9 @@ char *root_display(const struct root *r, const char *path);
 int root_read_file(const struct root *r, const char *path, size_t max, char **out, size_t *len);
 /* Same, from an open descriptor (fstat checks it is a regular file). */
 int read_fd_all(int fd, size_t max, char **out, size_t *len);
+/* Same, for a path on the invoking system, outside any root: a file named
+ * on the command line (--config), or the host's /proc on a live system. */
+int read_host_file(const char *path, size_t max, char **out, size_t *len);
 
 int root_stat(const struct root *r, const char *path, struct stat *st); /* follows links in root */
 int root_lstat(const struct root *r, const char *path, struct stat *st);
