@@ -5,6 +5,7 @@
 #include "rootfs.h"
 #include "util.h"
 #include "test.h"
+#include "test-fs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,28 +18,6 @@
 #include <unistd.h>
 
 /* ---- helpers ------------------------------------------------------------- */
-
-static char *mktemp_dir(void)
-{
-	char tmpl[] = "/tmp/test-journal.XXXXXX";
-	char *d = mkdtemp(tmpl);
-	if (!d) {
-		perror("mkdtemp");
-		abort();
-	}
-	return xstrdup(d);
-}
-
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(p);
-	return 0;
-}
-
-static void rm_rf(const char *dir) { nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS); }
 
 static void put_bytes(const char *dir, const char *rel, const char *content, size_t len)
 {
@@ -60,35 +39,6 @@ static void put(const char *dir, const char *rel, const char *content)
 	put_bytes(dir, rel, content, strlen(content));
 }
 
-static int saved_stderr = -1;
-static char err_path[64];
-
-static void err_begin(void)
-{
-	snprintf(err_path, sizeof(err_path), "/tmp/test-journal-err.%d", (int)getpid());
-	fflush(stderr);
-	saved_stderr = dup(2);
-	int fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	dup2(fd, 2);
-	close(fd);
-}
-
-static char *err_end(void)
-{
-	fflush(stderr);
-	dup2(saved_stderr, 2);
-	close(saved_stderr);
-	char *s = NULL;
-	struct root r;
-	if (root_open(&r, "/") == 0) {
-		if (root_read_file(&r, err_path, 1 << 20, &s, NULL) < 0)
-			s = NULL;
-		root_close(&r);
-	}
-	unlink(err_path);
-	return s ? s : xstrdup("");
-}
-
 static struct strv toks(const char *a, const char *b)
 {
 	struct strv sv = {0};
@@ -108,7 +58,7 @@ static bool bytes_eq(const char *a, size_t alen, const char *b, size_t blen)
 
 TEST(journal_missing_is_empty)
 {
-	_cleanup_free_ char *dir = mktemp_dir();
+	_cleanup_free_ char *dir = test_mkdtemp("test-journal");
 	struct root r;
 	CHECK_INT(root_open(&r, dir), 0);
 	struct journal j;
@@ -126,7 +76,7 @@ TEST(journal_missing_is_empty)
 
 TEST(journal_round_trip)
 {
-	_cleanup_free_ char *dir = mktemp_dir();
+	_cleanup_free_ char *dir = test_mkdtemp("test-journal");
 	struct root r;
 	CHECK_INT(root_open(&r, dir), 0);
 	struct journal j = {0};
@@ -263,7 +213,7 @@ static const char *const corrupt[] = {
 
 TEST(journal_corrupt)
 {
-	_cleanup_free_ char *dir = mktemp_dir();
+	_cleanup_free_ char *dir = test_mkdtemp("test-journal");
 	struct root r;
 	CHECK_INT(root_open(&r, dir), 0);
 	_cleanup_free_ char *disp = path_join(dir, JOURNAL_PATH);
@@ -312,7 +262,7 @@ static double now(void)
  * gets the lock when the child is gone. */
 static void lock_contended(int verbosity, bool expect_message)
 {
-	_cleanup_free_ char *dir = mktemp_dir();
+	_cleanup_free_ char *dir = test_mkdtemp("test-journal");
 	struct root r;
 	CHECK_INT(root_open(&r, dir), 0);
 	int sync_pipe[2];
@@ -365,7 +315,7 @@ TEST(lock_waits_quietly_with_q) { lock_contended(-1, false); }
 
 TEST(lock_creates_run)
 {
-	_cleanup_free_ char *dir = mktemp_dir();
+	_cleanup_free_ char *dir = test_mkdtemp("test-journal");
 	struct root r;
 	CHECK_INT(root_open(&r, dir), 0);
 	err_begin();
@@ -388,8 +338,8 @@ TEST(lock_creates_run)
 		close(fd);
 
 	/* a symlinked /run inside an image stays inside it */
-	_cleanup_free_ char *dir2 = mktemp_dir();
-	_cleanup_free_ char *outside = mktemp_dir();
+	_cleanup_free_ char *dir2 = test_mkdtemp("test-journal");
+	_cleanup_free_ char *outside = test_mkdtemp("test-journal");
 	_cleanup_free_ char *run2 = path_join(dir2, "run");
 	CHECK_INT(symlink(outside, run2), 0);
 	_cleanup_free_ char *inner = path_join(dir2, outside);

@@ -6,6 +6,7 @@
 #include "rootfs.h"
 #include "util.h"
 #include "test.h"
+#include "test-fs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -718,17 +719,6 @@ static const char system_map_without[] = "ffffffff81000000 T _stext\n"
 					 "ffffffff837b2cd0 T cgroup_init_early";
 static const char system_map_placeholder[] =
 	"ffffffffffffffff B The real System.map is in the linux-image-<version>-dbg package\n";
-
-static void rm_rf(const char *path)
-{
-	pid_t pid = fork();
-	if (pid == 0) {
-		execlp("rm", "rm", "-rf", path, (char *)NULL);
-		_exit(127);
-	}
-	int st;
-	waitpid(pid, &st, 0);
-}
 
 /* One fixture root for the kernels_load tests, built on first use and
  * removed at exit. */

@@ -9,6 +9,7 @@
 #include "kconfig.h"
 #include "policy.h"
 #include "test.h"
+#include "test-fs.h"
 #include "util.h"
 
 /* ---- helpers --------------------------------------------------------- */
@@ -98,14 +99,6 @@ static void write_file(const char *path, const char *text, mode_t mode)
 	if (fchmod(fd, mode) < 0)
 		abort();
 	close(fd);
-}
-
-static void rm_rf(const char *dir)
-{
-	char *cmd = xasprintf("rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", dir);
-	free(cmd);
 }
 
 static char *read_text(const char *path, size_t *len)

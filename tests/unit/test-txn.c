@@ -10,6 +10,7 @@
 #include "txn.h"
 #include "util.h"
 #include "test.h"
+#include "test-fs.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -25,30 +26,6 @@
 #include <unistd.h>
 
 /* ---- helpers ------------------------------------------------------------- */
-
-static char *mktemp_dir(void)
-{
-	char tmpl[] = "/tmp/test-txn.XXXXXX";
-	char *d = mkdtemp(tmpl);
-	if (!d) {
-		perror("mkdtemp");
-		abort();
-	}
-	return xstrdup(d);
-}
-
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(p) < 0 ? 0 : 0;
-}
-
-static void rm_rf(const char *dir)
-{
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 /* Writes host file DIR/REL (parents created). */
 static void put(const char *dir, const char *rel, const char *content)
@@ -136,29 +113,6 @@ static int count_tmp(const char *dir)
 }
 
 /* stderr into a file while a test looks at messages. */
-static int saved_stderr = -1;
-static char err_path[64];
-
-static void err_begin(void)
-{
-	snprintf(err_path, sizeof(err_path), "/tmp/test-txn-err.%d", (int)getpid());
-	fflush(stderr);
-	saved_stderr = dup(2);
-	int fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	dup2(fd, 2);
-	close(fd);
-}
-
-static char *err_end(void)
-{
-	fflush(stderr);
-	dup2(saved_stderr, 2);
-	close(saved_stderr);
-	char *s = get("/", err_path);
-	unlink(err_path);
-	return s ? s : xstrdup("");
-}
-
 static void no_failpoints(void)
 {
 	unsetenv("MEMCG_POLICY_FAILPOINT");
@@ -170,7 +124,7 @@ static void no_failpoints(void)
 
 TEST(txn_create)
 {
-	_cleanup_free_ char *dir = mktemp_dir();
+	_cleanup_free_ char *dir = test_mkdtemp("test-txn");
 	struct root r;
 	CHECK_INT(root_open(&r, dir), 0);
 	mkdirs(dir, "etc/kernel");
@@ -196,7 +150,7 @@ TEST(txn_create)
 
 TEST(txn_replace_keeps_mode_owner)
 {
-	_cleanup_free_ char *dir = mktemp_dir();
+	_cleanup_free_ char *dir = test_mkdtemp("test-txn");
 	struct root r;
 	CHECK_INT(root_open(&r, dir), 0);
 	put(dir, "boot/loader/entries/a.conf", "title A\noptions root=/dev/sda1\n");
@@ -224,7 +178,7 @@ TEST(txn_replace_keeps_mode_owner)
 
 TEST(txn_unchanged_not_written)
 {
-	_cleanup_free_ char *dir = mktemp_dir();
+	_cleanup_free_ char *dir = test_mkdtemp("test-txn");
 	struct root r;
 	CHECK_INT(root_open(&r, dir), 0);
 	put(dir, "etc/kernel/cmdline", "quiet\n");
@@ -246,7 +200,7 @@ TEST(txn_unchanged_not_written)
 
 TEST(txn_delete_and_readd)
 {
-	_cleanup_free_ char *dir = mktemp_dir();
+	_cleanup_free_ char *dir = test_mkdtemp("test-txn");
 	struct root r;
 	CHECK_INT(root_open(&r, dir), 0);
 	put(dir, "etc/default/raspi-extra-cmdline", "cgroup_enable=memory\n");
@@ -269,8 +223,8 @@ TEST(txn_delete_and_readd)
  * same absolute path on the host must not change. */
 TEST(txn_symlinks_stay_in_root)
 {
-	_cleanup_free_ char *dir = mktemp_dir();
-	_cleanup_free_ char *outside = mktemp_dir(); /* absolute host path */
+	_cleanup_free_ char *dir = test_mkdtemp("test-txn");
+	_cleanup_free_ char *outside = test_mkdtemp("test-txn"); /* absolute host path */
 	put(outside, "cmdline", "host sentinel\n");
 	put(outside, "entries/a.conf", "host entry\n");
 	struct root r;
@@ -335,7 +289,7 @@ TEST(txn_symlinks_stay_in_root)
 
 TEST(txn_bad_targets)
 {
-	_cleanup_free_ char *dir = mktemp_dir();
+	_cleanup_free_ char *dir = test_mkdtemp("test-txn");
 	struct root r;
 	CHECK_INT(root_open(&r, dir), 0);
 	put(dir, "etc/ok", "old\n");
@@ -413,7 +367,7 @@ static bool all_new(const char *dir)
 
 TEST(txn_steps_counted)
 {
-	_cleanup_free_ char *dir = mktemp_dir();
+	_cleanup_free_ char *dir = test_mkdtemp("test-txn");
 	fault_setup(dir);
 	struct root r;
 	CHECK_INT(root_open(&r, dir), 0);
@@ -433,7 +387,7 @@ TEST(txn_steps_counted)
 TEST(txn_failpoint_each_step)
 {
 	for (int n = 1; n <= FAULT_STEPS + 1; n++) {
-		_cleanup_free_ char *dir = mktemp_dir();
+		_cleanup_free_ char *dir = test_mkdtemp("test-txn");
 		fault_setup(dir);
 		struct stat cmd_before = lst(dir, "etc/kernel/cmdline");
 		struct root r;
@@ -477,7 +431,7 @@ TEST(txn_failpoint_each_step)
 TEST(txn_crashpoint_each_step)
 {
 	for (int n = 1; n <= FAULT_STEPS; n++) {
-		_cleanup_free_ char *dir = mktemp_dir();
+		_cleanup_free_ char *dir = test_mkdtemp("test-txn");
 		fault_setup(dir);
 		struct root r;
 		CHECK_INT(root_open(&r, dir), 0);
@@ -526,7 +480,7 @@ TEST(txn_crashpoint_each_step)
  * and a name no boot loader picks up. */
 TEST(txn_temp_file_name)
 {
-	_cleanup_free_ char *dir = mktemp_dir();
+	_cleanup_free_ char *dir = test_mkdtemp("test-txn");
 	put(dir, "boot/loader/entries/a.conf", "old\n");
 	_cleanup_free_ char *a = path_join(dir, "boot/loader/entries/a.conf");
 	chmod(a, 0640);
@@ -578,7 +532,7 @@ static bool can_unshare_mounts(void)
 
 TEST(txn_readonly_target)
 {
-	_cleanup_free_ char *dir = mktemp_dir();
+	_cleanup_free_ char *dir = test_mkdtemp("test-txn");
 	put(dir, "etc/kernel/cmdline", "root=/dev/sda1\n");
 	put(dir, "boot/loader/entries/a.conf", "options root=/dev/sda1\n");
 	err_begin();
@@ -616,7 +570,7 @@ TEST(txn_readonly_target)
 /* Rollback after the renames puts back mode and owner too. */
 TEST(txn_rollback_keeps_owner)
 {
-	_cleanup_free_ char *dir = mktemp_dir();
+	_cleanup_free_ char *dir = test_mkdtemp("test-txn");
 	put(dir, "etc/kernel/cmdline", "old\n");
 	_cleanup_free_ char *p = path_join(dir, "etc/kernel/cmdline");
 	CHECK_INT(chmod(p, 0604), 0);
@@ -643,7 +597,7 @@ TEST(txn_rollback_keeps_owner)
 /* A failed creation removes the parent directories it made. */
 TEST(txn_rollback_removes_made_dirs)
 {
-	_cleanup_free_ char *dir = mktemp_dir();
+	_cleanup_free_ char *dir = test_mkdtemp("test-txn");
 	struct root r;
 	CHECK_INT(root_open(&r, dir), 0);
 	setenv("MEMCG_POLICY_FAILPOINT", "1", 1);
