@@ -13,20 +13,42 @@
 struct command {
 	const char *name;
 	command_fn fn;
-	const char *args;
-	const char *help;
+	const char *args;    /* synopsis of the command's own arguments */
+	const char *help;    /* one line for the overview */
+	const char *options; /* the command's options, for COMMAND --help; NULL: it prints its own */
 };
 
 static const struct command commands[] = {
-	{ "status", cmd_status, "", "kernels, running state, policy, decision and every boot slot" },
-	{ "decide", cmd_decide, "[--kernel VER] [--explain]", "print on or off for the default kernel (or VER)" },
-	{ "apply", cmd_apply, "[--kernel VER] [--dry-run] [--no-regenerate] [--hook]", "make the boot configuration match the decision" },
-	{ "check", cmd_check, "[--kernel VER]", "compare without writing: 0 in sync, 1 drift, 5 reboot pending" },
-	{ "set", cmd_set, "on|off|auto [--no-apply]", "record mode= in /etc/memcg-policy.conf, then apply" },
-	{ "revert", cmd_revert, "[--dry-run] [--kernel VER]", "take out every argument the tool wrote, restore what it removed" },
-	{ "bench", cmd_bench, "[OPTIONS] | --compare A B", "page-fault microbenchmark" },
-	{ "grub-cmdline", cmd_grub_cmdline, "[--no-add] VALUE", "plumbing for the GRUB drop-in" },
+	{ "status", cmd_status, "", "kernels, running state, policy, decision and every boot slot",
+	  "" },
+	{ "decide", cmd_decide, "[--kernel VER] [--explain]", "print on or off for the default kernel (or VER)",
+	  "  --kernel VER    decide for the installed kernel VER instead of the default one\n"
+	  "  --explain       then print each rule and the file:line that set it\n" },
+	{ "apply", cmd_apply, "[--kernel VER] [--dry-run] [--no-regenerate] [--hook]",
+	  "make the boot configuration match the decision",
+	  "  --kernel VER    only the slots of the installed kernel VER (and the shared ones)\n"
+	  "  --dry-run       print a unified diff of every file it would change; write nothing\n"
+	  "  --no-regenerate do not run update-grub / grub-mkconfig afterwards\n"
+	  "  --hook          as a kernel hook: quiet, and a policy error is only a warning\n"
+	  "                  (unless the policy says strict = yes)\n" },
+	{ "check", cmd_check, "[--kernel VER]", "compare without writing: 0 in sync, 1 drift, 5 reboot pending",
+	  "  --kernel VER    check for the installed kernel VER instead of the default one\n" },
+	{ "set", cmd_set, "on|off|auto [--no-apply]", "record mode= in /etc/memcg-policy.conf, then apply",
+	  "  --no-apply      only record the mode; do not apply it\n" },
+	{ "revert", cmd_revert, "[--dry-run] [--kernel VER]", "take out every argument the tool wrote, restore what it removed",
+	  "  --dry-run       print what it would change; write nothing\n"
+	  "  --kernel VER    only the slots of the installed kernel VER\n" },
+	{ "bench", cmd_bench, "[OPTIONS] | --compare A B", "page-fault microbenchmark", NULL },
+	{ "grub-cmdline", cmd_grub_cmdline, "[--no-add] VALUE", "plumbing for the GRUB drop-in",
+	  "  --no-add        only take out contradicting tokens (for GRUB_CMDLINE_LINUX_DEFAULT)\n" },
 };
+
+static const char global_options[] =
+	"  --root DIR      work on the tree at DIR (an image), never on the host\n"
+	"  --config FILE   read only this policy file\n"
+	"  --json          print one JSON object (status, decide, apply, check)\n"
+	"  -q, --quiet     print errors only\n"
+	"  -v, --verbose   say more\n";
 
 static void usage(FILE *f)
 {
@@ -37,22 +59,97 @@ static void usage(FILE *f)
 		"that decision into the boot configuration.\n"
 		"\n"
 		"Options:\n"
-		"  --root DIR      work on the tree at DIR (an image), never on the host\n"
-		"  --config FILE   read only this policy file\n"
-		"  --json          print one JSON object (status, decide, apply, check)\n"
-		"  -q, --quiet     print errors only\n"
-		"  -v, --verbose   say more\n"
+		"%s"
 		"  -h, --help      show this help\n"
 		"  -V, --version   show the version\n"
 		"\n"
-		"Commands:\n",
-		program_name);
+		"Commands (COMMAND --help for each):\n",
+		program_name, global_options);
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-13s %s\n  %-13s   %s\n", commands[i].name, commands[i].args, "", commands[i].help);
 	fprintf(f,
 		"\n"
 		"Exit status: 0 ok, 1 drift (check), 2 usage error, 3 bad input,\n"
 		"4 system failure, 5 reboot pending (check).\n");
+}
+
+static void command_usage(FILE *f, const struct command *cmd)
+{
+	fprintf(f, "Usage: %s [GLOBAL OPTIONS] %s %s\n\n%s.\n", program_name, cmd->name, cmd->args, cmd->help);
+	if (*cmd->options)
+		fprintf(f, "\nOptions:\n%s", cmd->options);
+	fprintf(f, "\nGlobal options (before or after the command name):\n%s", global_options);
+}
+
+/* One global option: from before the command name (getopt) or after it. */
+static void take_global(struct context *ctx, int opt, const char *value)
+{
+	switch (opt) {
+	case 'r': ctx->root_path = value; break;
+	case 'c': ctx->config_path = value; break;
+	case 'j': ctx->json = true; break;
+	case 'q': log_verbosity = -1; break;
+	case 'v': log_verbosity = 1; break;
+	default: break;
+	}
+}
+
+/* Global options may also follow the command name: take them out of the
+ * command's arguments (up to a "--", after which everything is the
+ * command's), so that each command parses only its own. Returns the new
+ * argument count, or -1 (message printed) when a value is missing. */
+static int hoist_globals(struct context *ctx, int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int opt;
+		bool value;
+	} globals[] = {
+		{ "--root", 'r', true }, { "--config", 'c', true }, { "--json", 'j', false },
+		{ "--quiet", 'q', false }, { "-q", 'q', false }, { "--verbose", 'v', false }, { "-v", 'v', false },
+	};
+	int out = 1;
+	int i = 1;
+	for (; i < argc; i++) {
+		const char *a = argv[i];
+		if (streq(a, "--"))
+			break;
+		bool taken = false;
+		for (size_t g = 0; g < ARRAY_SIZE(globals) && !taken; g++) {
+			size_t len = strlen(globals[g].name);
+			if (strncmp(a, globals[g].name, len) != 0)
+				continue;
+			if (a[len] == '\0' && !globals[g].value) {
+				take_global(ctx, globals[g].opt, NULL);
+				taken = true;
+			} else if (a[len] == '\0' && globals[g].value) {
+				if (i + 1 >= argc) {
+					fprintf(stderr, "%s: %s: option '%s' needs a value\n", program_name, argv[0], a);
+					return -1;
+				}
+				take_global(ctx, globals[g].opt, argv[++i]);
+				taken = true;
+			} else if (a[len] == '=' && globals[g].value) {
+				take_global(ctx, globals[g].opt, a + len + 1);
+				taken = true;
+			}
+		}
+		if (!taken)
+			argv[out++] = argv[i];
+	}
+	for (; i < argc; i++)
+		argv[out++] = argv[i];
+	argv[out] = NULL;
+	return out;
+}
+
+/* COMMAND --help (or -h) anywhere before a "--". */
+static bool wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc && !streq(argv[i], "--"); i++)
+		if (streq(argv[i], "--help") || streq(argv[i], "-h"))
+			return true;
+	return false;
 }
 
 static void close_stdout(void)
@@ -82,11 +179,7 @@ int main(int argc, char **argv)
 	/* "+": stop at the command name; the command parses the rest. */
 	while ((c = getopt_long(argc, argv, "+qvhV", opts, NULL)) != -1) {
 		switch (c) {
-		case 'r': ctx.root_path = optarg; break;
-		case 'c': ctx.config_path = optarg; break;
-		case 'j': ctx.json = true; break;
-		case 'q': log_verbosity = -1; break;
-		case 'v': log_verbosity = 1; break;
+		case 'r': case 'c': case 'j': case 'q': case 'v': take_global(&ctx, c, optarg); break;
 		case 'h': usage(stdout); return EXIT_OK;
 		case 'V': printf("memcg-policy %s\n", VERSION); return EXIT_OK;
 		default:
@@ -107,6 +200,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: unknown command '%s' (see --help)\n", program_name, argv[optind]);
 		return EXIT_USAGE;
 	}
+	int sub_argc = argc - optind;
+	char **sub_argv = argv + optind;
+	if (cmd->options && wants_help(sub_argc, sub_argv)) {
+		command_usage(stdout, cmd);
+		return EXIT_OK;
+	}
+	sub_argc = hoist_globals(&ctx, sub_argc, sub_argv);
+	if (sub_argc < 0)
+		return EXIT_USAGE;
 	if (ctx.root_path && !*ctx.root_path) {
 		fprintf(stderr, "%s: --root needs a directory\n", program_name);
 		return EXIT_USAGE;
@@ -121,8 +223,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: /: %m\n", program_name);
 		return EXIT_SYSTEM;
 	}
-	int sub_argc = argc - optind;
-	char **sub_argv = argv + optind;
 	optind = 0; /* GNU getopt: full reset for the command's own parsing */
 	int rc = cmd->fn(&ctx, sub_argc, sub_argv);
 	context_free(&ctx);
