@@ -63,21 +63,24 @@ static void usage(FILE *f)
 		"  -h, --help      show this help\n"
 		"  -V, --version   show the version\n"
 		"\n"
-		"Commands (COMMAND --help for each):\n",
+		"Commands:\n",
 		program_name, global_options);
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-13s %s\n  %-13s   %s\n", commands[i].name, commands[i].args, "", commands[i].help);
 	fprintf(f,
 		"\n"
 		"Exit status: 0 ok, 1 drift (check), 2 usage error, 3 bad input,\n"
-		"4 system failure, 5 reboot pending (check).\n");
+		"4 system failure, 5 reboot pending (check).\n"
+		"\n"
+		"%s COMMAND --help shows a command's own options.\n",
+		program_name);
 }
 
 static void command_usage(FILE *f, const struct command *cmd)
 {
 	fprintf(f, "Usage: %s [GLOBAL OPTIONS] %s %s\n\n%s.\n", program_name, cmd->name, cmd->args, cmd->help);
-	if (*cmd->options)
-		fprintf(f, "\nOptions:\n%s", cmd->options);
+	fprintf(f, "\nOptions:\n%s", cmd->options);
+	fprintf(f, "  -h, --help      show this help\n");
 	fprintf(f, "\nGlobal options (before or after the command name):\n%s", global_options);
 }
 

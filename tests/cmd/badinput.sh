@@ -192,7 +192,7 @@ expect_eq "args: grub-cmdline without VALUE printed nothing" "$OUT" ""
 row "args: grub-cmdline two VALUEs" 2 "grub-cmdline: exactly one VALUE expected" '' grub-cmdline a b
 row "args: unknown command" 2 "unknown command 'frobnicate'" '' frobnicate
 row "args: no command" 2 "no command given" ''
-row "args: global option after the command" 2 "unrecognized option '--json'" '' status --json
+row "args: unknown option after the command" 2 "unrecognized option '--frob'" '' status --frob
 row "args: unknown global option" 2 "unrecognized option '--bogus'" '' -noroot --root "$outside" --bogus status
 row "args: --root a missing directory" 2 "/nonexistent-root: cannot open root" '' -noroot --root /nonexistent-root status
 row "args: --root empty" 2 "--root needs a directory" '' -noroot --root "" status
