@@ -2,6 +2,7 @@
 #include "decide.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cmdline.h"
 
@@ -9,18 +10,17 @@
 #define TOK_ENABLE "cgroup_enable=memory"
 #define TOK_LITE "cgroup.memory=nokmem,nosocket"
 
-/* "FILE:LINE" of a policy value, in one of a few rotating buffers so that
- * several can stand in one message. */
+/* "FILE:LINE" of a policy value, whatever the length of the path (a long
+ * --root must not cut the line number off). A few rotating strings so that
+ * several can stand in one message; each is freed when its slot is reused. */
 static const char *origin_str_static(const struct origin *o)
 {
-	static char bufs[8][512];
+	static char *bufs[8];
 	static unsigned next;
-	char *b = bufs[next++ % ARRAY_SIZE(bufs)];
-	if (!o->file)
-		snprintf(b, sizeof(bufs[0]), "built-in default");
-	else
-		snprintf(b, sizeof(bufs[0]), "%s:%u", o->file, o->line);
-	return b;
+	char **b = &bufs[next++ % ARRAY_SIZE(bufs)];
+	free(*b);
+	*b = o->file ? xasprintf("%s:%u", o->file, o->line) : xstrdup("built-in default");
+	return *b;
 }
 
 const char *memcg_state_name(enum memcg_state s) { return s == STATE_ON ? "on" : "off"; }

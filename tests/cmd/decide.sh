@@ -286,3 +286,12 @@ expect_exit "decide extra argument: exit 2" 2 "$MEMCG_POLICY" --root "$root" dec
 expect_exit "decide --kernel without value: exit 2" 2 "$MEMCG_POLICY" --root "$root" decide --kernel
 expect_exit "no command: exit 2" 2 "$MEMCG_POLICY"
 expect_exit "--root that does not exist: exit 2" 2 "$MEMCG_POLICY" --root /nonexistent/root status
+
+# --explain keeps FILE:LINE however long the root's path is
+long=$(mkroot)
+deep=$long/$(printf 'image-%.0s' {1..40})/$(printf 'x%.0s' {1..200})/$(printf 'y%.0s' {1..200})
+mkdir -p "$deep/etc"
+add_kernel "$deep" 6.1.0-41-amd64 "$CFG/debian12-amd64.config"
+printf '[policy]\n\nmode = off\n' | write_policy "$deep/etc/memcg-policy.conf"
+expect_exit "explain under a long --root: exit 0" 0 "$MEMCG_POLICY" --root "$deep" decide --explain
+check "explain under a long --root names memcg-policy.conf:3" grep -q 'mode = off (.*/etc/memcg-policy.conf:3)' <<<"$OUT"
