@@ -12,6 +12,7 @@
 #include "grub.h"
 #include "journal.h"
 #include "plan.h"
+#include "report.h"
 #include "spawn.h"
 #include "txn.h"
 #include "util.h"
@@ -100,7 +101,7 @@ static int write_files(struct context *ctx, struct evaluation *ev)
 	return r;
 }
 
-static int commit(struct context *ctx, struct evaluation *ev, const struct apply_options *o)
+static int commit(struct context *ctx, struct evaluation *ev, const struct apply_options *o, unsigned *ran)
 {
 	if (any_change(ev)) {
 		int r = write_files(ctx, ev);
@@ -110,8 +111,7 @@ static int commit(struct context *ctx, struct evaluation *ev, const struct apply
 	bool *changed = xcalloc(ev->slots.n ? ev->slots.n : 1, sizeof(bool));
 	for (size_t i = 0; i < ev->slots.n; i++)
 		changed[i] = ev->ch[i].changed || menu_drifts(ctx, o, ev, i);
-	unsigned ran = 0;
-	int r = grub_after_commit(&ctx->root, &ctx->policy, &ev->slots, changed, o->no_regenerate, &ran);
+	int r = grub_after_commit(&ctx->root, &ctx->policy, &ev->slots, changed, o->no_regenerate, ran);
 	free(changed);
 	return r;
 }
@@ -127,6 +127,14 @@ static int hook_result(struct context *ctx, const struct apply_options *o, int r
 	return EXIT_OK;
 }
 
+/* An error before the report is filled: the object says only that. */
+static int early_end(struct context *ctx, const struct apply_options *o, int rc)
+{
+	if (ctx->json)
+		json_report_emit(o->report ? o->report : json_report_new(ctx, "apply"), rc);
+	return rc;
+}
+
 int apply_run(struct context *ctx, const struct apply_options *o)
 {
 	/* Where an earlier run left the lock file, take the lock first and
@@ -138,13 +146,13 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 		if (fd >= 0)
 			ctx->lock_fd = fd;
 		else if (fd != -ENOENT)
-			return -fd;
+			return early_end(ctx, o, -fd);
 	}
 	struct evaluation ev;
 	int r = evaluate(ctx, o->kernel, &ev);
 	if (r < 0) {
 		evaluation_free(&ev);
-		return hook_result(ctx, o, r);
+		return early_end(ctx, o, hook_result(ctx, o, r));
 	}
 	if (!o->dry_run && any_work(ctx, o, &ev) && ctx->lock_fd < 0) {
 		/* Changes to make: take the lock, then look again, since
@@ -152,15 +160,17 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 		evaluation_free(&ev);
 		ctx->lock_fd = lock_take(&ctx->root);
 		if (ctx->lock_fd < 0)
-			return -ctx->lock_fd;
+			return early_end(ctx, o, -ctx->lock_fd);
 		context_unload(ctx); /* read everything again under the lock */
 		r = evaluate(ctx, o->kernel, &ev);
 		if (r < 0) {
 			evaluation_free(&ev);
-			return hook_result(ctx, o, r);
+			return early_end(ctx, o, hook_result(ctx, o, r));
 		}
 	}
 	bool changed = any_change(&ev);
+	unsigned ran = 0;
+	bool wrote = false;
 	if (o->dry_run) {
 		for (size_t i = 0; i < ev.slots.n && r >= 0; i++) {
 			const struct slot *s = &ev.slots.v[i];
@@ -170,32 +180,53 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 						       c->new_content, c->new_len);
 		}
 	} else if (any_work(ctx, o, &ev)) {
-		r = commit(ctx, &ev, o);
+		r = commit(ctx, &ev, o, &ran);
+		wrote = true;
+	}
+	struct json_object *obj = ctx->json ? (o->report ? o->report : json_report_new(ctx, "apply")) : NULL;
+	if (r >= 0 && obj) {
+		for (size_t i = 0; i < ev.slots.n; i++) {
+			const struct slot *s = &ev.slots.v[i];
+			if (ev.ch[i].changed)
+				json_report_file(obj, s->path, s->exists ? "changed" : "created", &ev.ch[i].added,
+						 &ev.ch[i].removed);
+			else if (s->kind == SLOT_GRUB_CFG && ran > 0 && !o->dry_run)
+				json_report_file(obj, s->path, "regenerated", NULL, NULL);
+		}
+	}
+	if (r >= 0 && !o->dry_run && log_verbosity >= 0 && !(o->hook && log_verbosity < 1) && !ctx->json) {
+		if (changed)
+			print_changes(&ev);
+		else if (ran == 0)
+			printf("nothing to change\n");
+	}
+	if (r >= 0 && wrote) {
+		/* report the state after the run */
+		evaluation_free(&ev);
+		context_unload(ctx);
+		r = evaluate(ctx, o->kernel, &ev);
 	}
 	if (r >= 0) {
-		if (ctx->json) {
-			struct json_object *obj = evaluation_json(ctx, &ev);
-			struct json_object *files = json_object_new_array();
-			for (size_t i = 0; i < ev.slots.n; i++)
-				if (ev.ch[i].changed)
-					json_object_array_add(files, json_object_new_string(ev.slots.v[i].path));
-			json_object_object_add(obj, "changed", json_object_new_boolean(changed && !o->dry_run));
-			json_object_object_add(obj, "dry_run", json_object_new_boolean(o->dry_run));
-			json_object_object_add(obj, "files", files);
-			print_json(obj);
-			json_object_put(obj);
-		} else if (!o->dry_run && log_verbosity >= 0 && !(o->hook && log_verbosity < 1)) {
-			if (changed)
-				print_changes(&ev);
-			else
-				printf("nothing to change\n");
-		}
 		for (size_t i = 0; ev.def && i < ev.def->d.warnings.n; i++)
 			if (!o->hook || log_verbosity > 0)
 				report_warn("%s", ev.def->d.warnings.v[i]);
+		if (obj) {
+			json_report_evaluation(obj, ctx, &ev);
+			struct json_object *was;
+			bool set_changed = json_object_object_get_ex(obj, "changed", &was) && json_object_get_boolean(was);
+			json_report_set(obj, "changed", json_object_new_boolean(changed || ran > 0 || set_changed));
+			json_report_set(obj, "dry_run", json_object_new_boolean(o->dry_run));
+		} else if (log_verbosity >= 0 && !o->hook) {
+			struct next_boot nb;
+			next_boot_of(ctx, &ev, &nb);
+			print_next_boot(ctx, &nb);
+		}
 	}
 	evaluation_free(&ev);
-	return r < 0 ? -r : EXIT_OK;
+	int rc = r < 0 ? -r : EXIT_OK;
+	if (obj)
+		json_report_emit(obj, rc);
+	return rc;
 }
 
 int cmd_apply(struct context *ctx, int argc, char **argv)

@@ -4,9 +4,8 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include <json-c/json.h>
-
 #include "plan.h"
+#include "report.h"
 #include "util.h"
 
 int cmd_check(struct context *ctx, int argc, char **argv)
@@ -33,9 +32,9 @@ int cmd_check(struct context *ctx, int argc, char **argv)
 	}
 	int rc = !ev.in_sync ? EXIT_DRIFT : ev.reboot_pending ? EXIT_REBOOT : EXIT_OK;
 	if (ctx->json) {
-		struct json_object *o = evaluation_json(ctx, &ev);
-		print_json(o);
-		json_object_put(o);
+		struct json_object *o = json_report_new(ctx, "check");
+		json_report_evaluation(o, ctx, &ev);
+		json_report_emit(o, rc);
 	} else if (log_verbosity >= 0) {
 		for (size_t i = 0; i < ev.slots.n; i++) {
 			const struct slot *s = &ev.slots.v[i];

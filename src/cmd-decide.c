@@ -4,9 +4,8 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include <json-c/json.h>
-
 #include "plan.h"
+#include "report.h"
 #include "util.h"
 
 int cmd_decide(struct context *ctx, int argc, char **argv)
@@ -35,12 +34,12 @@ int cmd_decide(struct context *ctx, int argc, char **argv)
 		return -r;
 	}
 	const struct kernel_decision *kd = ev.def;
+	for (size_t i = 0; i < kd->d.warnings.n; i++)
+		report_warn("%s", kd->d.warnings.v[i]);
 	if (ctx->json) {
-		struct json_object *o = evaluation_json(ctx, &ev);
-		json_object_object_add(o, "decision", json_object_new_string(memcg_state_name(kd->d.state)));
-		json_object_object_add(o, "kernel", json_object_new_string(kd->k->version));
-		print_json(o);
-		json_object_put(o);
+		struct json_object *o = json_report_new(ctx, "decide");
+		json_report_evaluation(o, ctx, &ev);
+		json_report_emit(o, EXIT_OK);
 	} else {
 		printf("%s\n", memcg_state_name(kd->d.state));
 		if (explain) {
@@ -60,8 +59,6 @@ int cmd_decide(struct context *ctx, int argc, char **argv)
 				printf("keep: nothing is added or removed\n");
 		}
 	}
-	for (size_t i = 0; i < kd->d.warnings.n; i++)
-		report_warn("%s", kd->d.warnings.v[i]);
 	evaluation_free(&ev);
 	return EXIT_OK;
 }

@@ -7,8 +7,11 @@
 #include <getopt.h>
 #include <stdio.h>
 
+#include <json-c/json.h>
+
 #include "cmdline.h"
 #include "decide.h"
+#include "report.h"
 #include "util.h"
 
 #include "context.h"
@@ -28,7 +31,7 @@ int cmd_grub_cmdline(struct context *ctx, int argc, char **argv)
 		}
 	}
 	if (argc - optind != 1) {
-		fprintf(stderr, "%s: grub-cmdline: exactly one VALUE expected\n", program_name);
+		report(EXIT_USAGE, "grub-cmdline: exactly one VALUE expected");
 		return EXIT_USAGE;
 	}
 	const char *value = argv[optind];
@@ -89,6 +92,11 @@ int cmd_grub_cmdline(struct context *ctx, int argc, char **argv)
 	_cleanup_free_ char *out = cmdline_edit(value, strlen(value), &remove, no_add ? &none : &add, NULL);
 	strv_free(&add);
 	strv_free(&remove);
+	if (ctx->json) {
+		struct json_object *o = json_report_new(ctx, "grub-cmdline");
+		json_report_set(o, "grub_value", json_object_new_string(out));
+		return json_report_emit(o, EXIT_OK);
+	}
 	printf("%s\n", out);
 	return EXIT_OK;
 }

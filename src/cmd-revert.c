@@ -1,16 +1,23 @@
-/* cmd-revert.c - `revert [--dry-run] [--kernel VER]`: takes out every
+/* cmd-revert.c - `revert [--dry-run] [--kernel VER] [--policy]`: takes out every
  * argument the tool wrote and puts back what it removed, from the journal
  * (journal.h): files still as the tool left them get their original bytes
  * back; files changed since get the token-level undo. --kernel limits it to
  * the files of one kernel (the kernel-install plugin's `remove`: the
- * kernel's entries are gone by then, and so are their journal records). */
+ * kernel's entries are gone by then, and so are their journal records).
+ * It ends saying whether the policy would put the arguments back at the
+ * next kernel update; --policy also records mode = auto so that it does
+ * not (with otherwise = keep and nothing that needs memcg). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 
+#include <json-c/json.h>
+
 #include "cmdline.h"
 #include "grub.h"
 #include "journal.h"
+#include "plan.h"
+#include "report.h"
 #include "spawn.h"
 #include "txn.h"
 #include "util.h"
@@ -43,39 +50,19 @@ static char *reverted_content(const struct journal_entry *e, const char *cur, si
 	return out;
 }
 
-int cmd_revert(struct context *ctx, int argc, char **argv)
+/* Undoes the journal's records (those of kernel, if given); files[] of
+ * obj gets each file. Returns 0 or a negative exit code. */
+static int revert_journal(struct context *ctx, bool dry_run, const char *kernel, struct json_object *obj)
 {
-	static const struct option opts[] = {
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "kernel", required_argument, NULL, 'k' },
-		{ NULL, 0, NULL, 0 },
-	};
-	bool dry_run = false;
-	const char *kernel = NULL;
-	int c;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n': dry_run = true; break;
-		case 'k': kernel = optarg; break;
-		default: return EXIT_USAGE;
-		}
-	}
-	if (!no_more_args(argc, argv))
-		return EXIT_USAGE;
-	if (!dry_run) {
-		ctx->lock_fd = lock_take(&ctx->root);
-		if (ctx->lock_fd < 0)
-			return -ctx->lock_fd;
-	}
 	struct journal j = {0};
 	int r = journal_load(&ctx->root, &j);
 	if (r < 0)
-		return -r;
+		return r;
 	if (j.n == 0) {
-		if (log_verbosity >= 0)
+		if (log_verbosity >= 0 && !ctx->json)
 			printf("nothing to revert\n");
 		journal_free(&j);
-		return EXIT_OK;
+		return 0;
 	}
 	struct txn t;
 	txn_init(&t, &ctx->root);
@@ -94,8 +81,10 @@ int cmd_revert(struct context *ctx, int argc, char **argv)
 			/* the journal holds kernelopts values for grubenv */
 			strv_pushdup(&grubenv_paths, e->path);
 			strv_push(&grubenv_values, xstrndup(e->original, e->original_len));
-			if (dry_run)
+			if (dry_run && !ctx->json)
 				printf("would set kernelopts in %s to: %.*s\n", e->path, (int)e->original_len, e->original);
+			if (obj)
+				json_report_file(obj, e->path, "restored", &e->removed, &e->added);
 			continue;
 		}
 		int rr = root_read_file(&ctx->root, e->path, MAX_INPUT_FILE, &cur, &cur_len);
@@ -120,7 +109,11 @@ int cmd_revert(struct context *ctx, int argc, char **argv)
 			continue;
 		if (startswith(e->path, "/etc/default/grub"))
 			grub_input = true;
+		if (obj)
+			json_report_file(obj, e->path, del ? "removed" : "restored", &e->removed, &e->added);
 		if (dry_run) {
+			if (ctx->json)
+				continue;
 			r = print_unified_diff(e->path, cur, cur_len, del ? NULL : content, del ? 0 : len);
 			continue;
 		}
@@ -128,7 +121,7 @@ int cmd_revert(struct context *ctx, int argc, char **argv)
 			txn_delete(&t, e->path);
 		else
 			txn_add(&t, e->path, content, len, 0644);
-		if (log_verbosity >= 0)
+		if (log_verbosity >= 0 && !ctx->json)
 			printf("%s %s\n", del ? "removed" : "restored", e->path);
 	}
 	if (r >= 0 && !dry_run && done.n) {
@@ -169,5 +162,93 @@ int cmd_revert(struct context *ctx, int argc, char **argv)
 			slots_free(&l);
 		}
 	}
+	return r < 0 ? r : 0;
+}
+
+/* After the revert: would the policy put arguments back at the next
+ * kernel update (the kernel hooks run apply)? Said in text, and in
+ * reapply_pending. An error here leaves the revert done: the state is
+ * then unknown (null). */
+static int tell_reapply(struct context *ctx, struct json_object *obj, bool dry_run)
+{
+	context_unload(ctx);
+	struct evaluation ev;
+	int r = evaluate(ctx, NULL, &ev);
+	if (r < 0) {
+		evaluation_free(&ev);
+		if (!obj)
+			report_warn("cannot tell whether the policy applies again at the next kernel update");
+		return 0;
+	}
+	if (obj) {
+		json_report_evaluation(obj, ctx, &ev);
+		json_report_set(obj, "reapply_pending", json_object_new_boolean(!ev.in_sync));
+	} else if (log_verbosity >= 0 && !dry_run) {
+		const struct kernel_decision *kd = ev.def;
+		if (ev.in_sync || !kd)
+			printf("the policy adds nothing back: the next kernel update leaves the boot configuration as it is now\n");
+		else
+			printf("the policy (mode = %s) still decides memcg %s for %s: the next kernel update or apply puts its "
+			       "arguments back; to stop that, run memcg-policy revert --policy (records mode = auto, which "
+			       "keeps the configuration as it is when nothing needs memcg and otherwise = keep)\n",
+			       policy_mode_name(kd->d.mode), memcg_state_name(kd->d.state), kd->k->version);
+	}
+	if (!obj && !dry_run) {
+		struct next_boot nb;
+		next_boot_of(ctx, &ev, &nb);
+		if (log_verbosity >= 0)
+			print_next_boot(ctx, &nb);
+	}
+	evaluation_free(&ev);
+	return 0;
+}
+
+int cmd_revert(struct context *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "policy", no_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool dry_run = false, reset_policy = false;
+	const char *kernel = NULL;
+	int c;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n': dry_run = true; break;
+		case 'k': kernel = optarg; break;
+		case 'p': reset_policy = true; break;
+		default: return EXIT_USAGE;
+		}
+	}
+	if (!no_more_args(argc, argv))
+		return EXIT_USAGE;
+	if (reset_policy && kernel)
+		return -report(EXIT_USAGE, "revert: --policy and --kernel do not go together");
+	if (!dry_run) {
+		ctx->lock_fd = lock_take(&ctx->root);
+		if (ctx->lock_fd < 0)
+			return -ctx->lock_fd;
+	}
+	struct json_object *obj = ctx->json ? json_report_new(ctx, "revert") : NULL;
+	int r = revert_journal(ctx, dry_run, kernel, obj);
+	bool wrote_policy = false, existed;
+	if (r >= 0 && reset_policy && !dry_run)
+		r = policy_file_set_mode(ctx, "auto", &wrote_policy, &existed);
+	if (r >= 0 && obj && wrote_policy) {
+		const char *path = ctx->config_path ? ctx->config_path : "/etc/memcg-policy.conf";
+		json_report_file(obj, path, existed ? "changed" : "created", NULL, NULL);
+	}
+	if (r >= 0 && !kernel)
+		r = tell_reapply(ctx, obj, dry_run);
+	if (obj) {
+		struct json_object *files;
+		bool changed = json_object_object_get_ex(obj, "files", &files) && json_object_array_length(files) > 0;
+		json_report_set(obj, "changed", json_object_new_boolean(changed));
+		json_report_set(obj, "dry_run", json_object_new_boolean(dry_run));
+		return json_report_emit(obj, r < 0 ? -r : EXIT_OK);
+	}
 	return r < 0 ? -r : EXIT_OK;
 }
+

@@ -3,9 +3,8 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include <json-c/json.h>
-
 #include "plan.h"
+#include "report.h"
 #include "util.h"
 
 static const char *builtin_where(enum builtin_cmdline_mode m)
@@ -58,11 +57,10 @@ int cmd_status(struct context *ctx, int argc, char **argv)
 		return -r;
 	}
 	if (ctx->json) {
-		struct json_object *o = evaluation_json(ctx, &ev);
-		print_json(o);
-		json_object_put(o);
+		struct json_object *o = json_report_new(ctx, "status");
+		json_report_evaluation(o, ctx, &ev);
 		evaluation_free(&ev);
-		return EXIT_OK;
+		return json_report_emit(o, EXIT_OK);
 	}
 	printf("Root: %s%s\n", ctx->root.path, ctx->root.live ? " (live system)" : "");
 	printf("Kernels:\n");

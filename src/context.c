@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
 
 #include "util.h"
 
@@ -64,18 +63,10 @@ void context_free(struct context *ctx)
 	root_close(&ctx->root);
 }
 
-void print_json(struct json_object *obj)
-{
-	fputs(json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-							   JSON_C_TO_STRING_NOSLASHESCAPE),
-	      stdout);
-	fputc('\n', stdout);
-}
-
 bool no_more_args(int argc, char **argv)
 {
 	if (optind >= argc)
 		return true;
-	fprintf(stderr, "%s: %s: unexpected argument '%s'\n", program_name, argv[0], argv[optind]);
+	report(EXIT_USAGE, "%s: unexpected argument '%s'", argv[0], argv[optind]);
 	return false;
 }

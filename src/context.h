@@ -56,13 +56,21 @@ struct apply_options {
 	bool dry_run;
 	bool no_regenerate;
 	bool hook;
+	struct json_object *report; /* --json: the object to fill (set's); NULL: apply's own */
 };
 int apply_run(struct context *ctx, const struct apply_options *o);
+
+/* Records mode = MODE in the [policy] section of /etc/memcg-policy.conf
+ * (or the --config file), keeping the rest; the file must be a valid
+ * policy. Used by set and revert --policy; the caller holds the lock.
+ * Returns 0 or a negative exit code (reported). */
+int policy_file_set_mode(struct context *ctx, const char *mode, bool *wrote, bool *exists);
 
 /* After a command's options: true if no argument is left, else says which
  * one is unexpected ("memcg-policy: CMD: unexpected argument 'X'"). */
 bool no_more_args(int argc, char **argv);
 
-/* Prints a JSON object (json-c) to stdout, pretty, with a newline. */
+/* Prints a JSON object (json-c), pretty, with a newline: the one object of
+ * a --json run (report.h), or to stdout. */
 struct json_object;
 void print_json(struct json_object *obj);

@@ -1,13 +1,13 @@
 /* main.c - global options and the command table; every command lives in
  * its own src/cmd-NAME.c and parses its own options. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
-
 #include "context.h"
+#include "report.h"
 #include "util.h"
 
 struct command {
@@ -35,9 +35,11 @@ static const struct command commands[] = {
 	  "  --kernel VER    check for the installed kernel VER instead of the default one\n" },
 	{ "set", cmd_set, "on|off|auto [--no-apply]", "record mode= in /etc/memcg-policy.conf, then apply",
 	  "  --no-apply      only record the mode; do not apply it\n" },
-	{ "revert", cmd_revert, "[--dry-run] [--kernel VER]", "take out every argument the tool wrote, restore what it removed",
+	{ "revert", cmd_revert, "[--dry-run] [--kernel VER] [--policy]",
+	  "take out every argument the tool wrote, restore what it removed",
 	  "  --dry-run       print what it would change; write nothing\n"
-	  "  --kernel VER    only the slots of the installed kernel VER\n" },
+	  "  --kernel VER    only the slots of the installed kernel VER\n"
+	  "  --policy        also record mode = auto, so that the policy does not put them back\n" },
 	{ "bench", cmd_bench, "[OPTIONS] | --compare A B", "page-fault microbenchmark", NULL },
 	{ "grub-cmdline", cmd_grub_cmdline, "[--no-add] VALUE", "plumbing for the GRUB drop-in",
 	  "  --no-add        only take out contradicting tokens (for GRUB_CMDLINE_LINUX_DEFAULT)\n" },
@@ -46,7 +48,7 @@ static const struct command commands[] = {
 static const char global_options[] =
 	"  --root DIR      work on the tree at DIR (an image), never on the host\n"
 	"  --config FILE   read only this policy file\n"
-	"  --json          print one JSON object (status, decide, apply, check)\n"
+	"  --json          print one JSON object and nothing else on stdout\n"
 	"  -q, --quiet     print errors only\n"
 	"  -v, --verbose   say more\n";
 
@@ -157,7 +159,8 @@ static bool wants_help(int argc, char **argv)
 
 static void close_stdout(void)
 {
-	if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
+	bool json_ok = json_output_end();
+	if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0 || !json_ok) {
 		fprintf(stderr, "%s: write error on standard output\n", program_name);
 		_exit(EXIT_SYSTEM);
 	}
@@ -186,13 +189,23 @@ int main(int argc, char **argv)
 		case 'h': usage(stdout); return EXIT_OK;
 		case 'V': printf("memcg-policy %s\n", VERSION); return EXIT_OK;
 		default:
+			if (ctx.json && json_output_begin(ctx.root_path) == 0) {
+				json_report_fallback(&ctx, NULL, EXIT_USAGE);
+				return EXIT_USAGE;
+			}
 			usage(stderr);
 			return EXIT_USAGE;
 		}
 	}
+	if (ctx.json && json_output_begin(ctx.root_path) < 0) {
+		fprintf(stderr, "%s: --json: %m\n", program_name);
+		return EXIT_SYSTEM;
+	}
 	if (optind >= argc) {
-		fprintf(stderr, "%s: no command given\n", program_name);
-		usage(stderr);
+		report(EXIT_USAGE, "no command given");
+		if (!ctx.json)
+			usage(stderr);
+		json_report_fallback(&ctx, NULL, EXIT_USAGE);
 		return EXIT_USAGE;
 	}
 	const struct command *cmd = NULL;
@@ -200,7 +213,8 @@ int main(int argc, char **argv)
 		if (streq(argv[optind], commands[i].name))
 			cmd = &commands[i];
 	if (!cmd) {
-		fprintf(stderr, "%s: unknown command '%s' (see --help)\n", program_name, argv[optind]);
+		report(EXIT_USAGE, "unknown command '%s' (see --help)", argv[optind]);
+		json_report_fallback(&ctx, NULL, EXIT_USAGE);
 		return EXIT_USAGE;
 	}
 	int sub_argc = argc - optind;
@@ -210,24 +224,34 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	sub_argc = hoist_globals(&ctx, sub_argc, sub_argv);
-	if (sub_argc < 0)
+	if (ctx.json && json_output_begin(ctx.root_path) < 0) {
+		fprintf(stderr, "%s: --json: %m\n", program_name);
+		return EXIT_SYSTEM;
+	}
+	if (sub_argc < 0) {
+		json_report_fallback(&ctx, cmd->name, EXIT_USAGE);
 		return EXIT_USAGE;
+	}
 	if (ctx.root_path && !*ctx.root_path) {
-		fprintf(stderr, "%s: --root needs a directory\n", program_name);
+		report(EXIT_USAGE, "--root needs a directory");
+		json_report_fallback(&ctx, cmd->name, EXIT_USAGE);
 		return EXIT_USAGE;
 	}
 	if (ctx.root_path) {
 		int r = root_open(&ctx.root, ctx.root_path);
 		if (r < 0) {
-			fprintf(stderr, "%s: %s: cannot open root: %s\n", program_name, ctx.root_path, strerror(-r));
+			report(EXIT_USAGE, "%s: cannot open root: %s", ctx.root_path, strerror(-r));
+			json_report_fallback(&ctx, cmd->name, EXIT_USAGE);
 			return EXIT_USAGE;
 		}
 	} else if (root_open(&ctx.root, NULL) < 0) {
-		fprintf(stderr, "%s: /: %m\n", program_name);
+		report(EXIT_SYSTEM, "/: %s", strerror(errno));
+		json_report_fallback(&ctx, cmd->name, EXIT_SYSTEM);
 		return EXIT_SYSTEM;
 	}
 	optind = 0; /* GNU getopt: full reset for the command's own parsing */
 	int rc = cmd->fn(&ctx, sub_argc, sub_argv);
+	json_report_fallback(&ctx, cmd->name, rc);
 	context_free(&ctx);
 	return rc;
 }

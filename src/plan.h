@@ -46,6 +46,6 @@ void evaluation_free(struct evaluation *ev);
 /* The decision of a kernel release, NULL if that kernel is not known. */
 const struct kernel_decision *evaluation_find(const struct evaluation *ev, const char *release);
 
-/* JSON of the evaluation: kernels[], slots[], in_sync, reboot_pending and
- * the running state (DESIGN section 3). */
-struct json_object *evaluation_json(const struct context *ctx, const struct evaluation *ev);
+/* The command line the boot configuration gives a kernel (its own slot,
+ * else for the default kernel the first global slot); NULL if none. */
+char *evaluation_boot_cmdline(const struct evaluation *ev, const struct kernel_decision *kd);

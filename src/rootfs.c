@@ -175,7 +175,14 @@ int root_openat(const struct root *r, const char *path, int flags, mode_t mode)
 			rel++;
 		if (!*rel)
 			rel = ".";
-		long fd = syscall(SYS_openat2, r->fd, rel, &how, sizeof(how));
+		/* EAGAIN: a rename or mount elsewhere raced the ".."
+		 * resolution that RESOLVE_IN_ROOT checks; the kernel asks to
+		 * try again */
+		long fd;
+		unsigned tries = 0;
+		do
+			fd = syscall(SYS_openat2, r->fd, rel, &how, sizeof(how));
+		while (fd < 0 && errno == EAGAIN && ++tries < 1000);
 		if (fd >= 0) {
 			openat2_supported = 1;
 			return (int)fd;

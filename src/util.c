@@ -214,20 +214,33 @@ int parse_size(const char *s, unsigned long long *out)
 	return 0;
 }
 
-/* "memcg-policy: [prefix]message\n" on stderr */
-static void vlog(const char *prefix, const char *fmt, va_list ap) _printf_(2, 0);
-static void vlog(const char *prefix, const char *fmt, va_list ap)
+void (*log_sink)(bool warning, const char *msg);
+
+/* "memcg-policy: [prefix]message\n" on stderr; errors and warnings also go
+ * to log_sink where one is set */
+enum log_level { LOG_ERROR, LOG_WARNING, LOG_VERBOSE };
+static void vlog(enum log_level level, const char *prefix, const char *fmt, va_list ap) _printf_(3, 0);
+static void vlog(enum log_level level, const char *prefix, const char *fmt, va_list ap)
 {
+	va_list copy;
+	va_copy(copy, ap);
 	fprintf(stderr, "%s: %s", program_name, prefix);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
+	if (log_sink && level != LOG_VERBOSE) {
+		char *msg = NULL;
+		if (vasprintf(&msg, fmt, copy) >= 0 && msg)
+			log_sink(level == LOG_WARNING, msg);
+		free(msg);
+	}
+	va_end(copy);
 }
 
 int report(int code, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vlog("", fmt, ap);
+	vlog(LOG_ERROR, "", fmt, ap);
 	va_end(ap);
 	return -code;
 }
@@ -238,7 +251,7 @@ void report_warn(const char *fmt, ...)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
-	vlog("warning: ", fmt, ap);
+	vlog(LOG_WARNING, "warning: ", fmt, ap);
 	va_end(ap);
 }
 
@@ -248,6 +261,6 @@ void log_verbose(const char *fmt, ...)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
-	vlog("", fmt, ap);
+	vlog(LOG_VERBOSE, "", fmt, ap);
 	va_end(ap);
 }

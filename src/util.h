@@ -88,3 +88,6 @@ void report_warn(const char *fmt, ...) _printf_(1, 2);
 void log_verbose(const char *fmt, ...) _printf_(1, 2);
 
 extern const char *program_name;
+/* Where set (--json), also gets every error and warning message (without
+ * the "memcg-policy: " prefix). */
+extern void (*log_sink)(bool warning, const char *msg);

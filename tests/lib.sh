@@ -3,6 +3,9 @@
 #   mkroot         a fresh fixture root (removed at exit)
 #   pass NAME / fail NAME MSG / check NAME CMD... / expect_eq NAME GOT WANT
 #   expect_exit NAME CODE CMD...   runs CMD, checks its exit code
+#   json_run NAME CMD...  runs CMD (a --json run), its stdout in $OUT
+# Every --json output of the tool that goes through expect_exit or json_run
+# is checked against schema/memcg-policy.schema.json (json_check).
 # Every check prints "PASS: NAME" or "FAIL: NAME" for tests/run.sh.
 # shellcheck shell=bash
 set -u
@@ -50,12 +53,69 @@ expect_exit() {
 	local rc=$?
 	OUT=$(cat "$o")
 	ERR=$(cat "$e")
-	rm -f "$o" "$e"
 	if [ "$rc" -eq "$code" ]; then
 		pass "$name"
 	else
 		fail "$name" "exit $rc, expected $code: $*" "stdout: $OUT" "stderr: $ERR"
 	fi
+	if is_json_run "$@"; then json_check "$name" "$o" "$rc"; fi
+	rm -f "$o" "$e"
+}
+
+# is_json_run CMD...: the tool with --json among its global options (before
+# the command name)
+is_json_run() {
+	[ "$1" = "$MEMCG_POLICY" ] || return 1
+	shift
+	local a
+	for a in "$@"; do
+		case $a in
+		--json) return 0 ;;
+		status | decide | apply | check | set | revert | bench | grub-cmdline) return 1 ;;
+		esac
+	done
+	return 1
+}
+
+# json_check NAME FILE EXIT-CODE: FILE (a --json stdout) is one JSON object
+# that jq reads and the schema accepts, with the program's exit code
+json_check() {
+	local why
+	if ! jq -e . "$2" >/dev/null 2>&1; then
+		fail "$1: --json output is one JSON object (jq -e)" "$(head -c 300 "$2")"
+	elif why=$(/usr/bin/python3 "$TOP/tests/json-validate.py" "$TOP/schema/memcg-policy.schema.json" "$2" "$3" 2>&1); then
+		pass "$1: --json output matches the schema"
+	else
+		fail "$1: --json output matches the schema" "$why"
+	fi
+}
+
+# json_run NAME CMD...: runs a --json command, checks its output against
+# the schema; stdout in $OUT, exit code in $RC (stderr discarded)
+json_run() {
+	local name=$1 o
+	shift
+	o=$(mktemp)
+	"$@" >"$o" 2>/dev/null
+	RC=$?
+	OUT=$(cat "$o")
+	json_check "$name" "$o" "$RC"
+	rm -f "$o"
+}
+
+# changes_of TEXT: the output of apply or set without its last line, which
+# must say what the next boot gives ("next boot ..."); a FAIL line (to
+# stderr) where it does not
+changes_of() {
+	local last
+	last=$(tail -n 1 <<<"$1")
+	case $last in
+	"next boot "*) sed '$d' <<<"$1" ;;
+	*)
+		echo "FAIL: apply output ends with the next boot's state" >&2
+		printf '  %s\n' "$1" >&2
+		printf '%s\n' "$1" ;;
+	esac
 }
 
 # A kernel in a fixture root: add_kernel ROOT VERSION CONFIG-FILE [gzip]

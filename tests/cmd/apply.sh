@@ -100,7 +100,10 @@ for name in fedora systemd-boot-xbootldr arch rpios raspi-firmware; do
 		fi
 		before=$(tree_state "$root")
 		expect_exit "$case_name: second apply" 0 "$MEMCG_POLICY" --root "$root" apply
-		expect_eq "$case_name: second apply says nothing to change" "$OUT" "nothing to change"
+		expect_eq "$case_name: second apply says nothing to change" "$(head -n 1 <<<"$OUT")" "nothing to change"
+		check "$case_name: second apply ends with what the next boot of the image gives" \
+			grep -qxE 'next boot of the image \([^)]+\): memcg (on|off)' <<<"$(tail -n 1 <<<"$OUT")"
+		expect_eq "$case_name: second apply prints two lines" "$(wc -l <<<"$OUT")" 2
 		expect_eq "$case_name: second apply writes nothing (inodes, mtimes)" "$(tree_state "$root")" "$before"
 		expect_exit "$case_name: check after apply" 0 "$MEMCG_POLICY" --root "$root" check
 		expect_exit "$case_name: revert" 0 "$MEMCG_POLICY" --root "$root" revert
@@ -184,10 +187,10 @@ if [ -r /sys/fs/cgroup/cgroup.controllers ] && grep -qw memory /sys/fs/cgroup/cg
 pol=$(mkroot)/p.conf
 if [ "$running" = 1 ]; then other=off; else other=on; fi
 printf '[policy]\nmode = %s\n' "$other" | write_policy "$pol"
-"$MEMCG_POLICY" --config "$pol" --json check >/dev/null 2>&1
-rc=$?
-"$MEMCG_POLICY" --config "$pol" --json status >"$root/status.json" 2>/dev/null
-in_sync=$(jq -r .in_sync "$root/status.json")
+json_run "live check --json" "$MEMCG_POLICY" --config "$pol" --json check
+rc=$RC
+json_run "live status --json" "$MEMCG_POLICY" --config "$pol" --json status
+in_sync=$(jq -r .in_sync <<<"$OUT")
 if [ "$in_sync" = true ]; then want=5; else want=1; fi
 expect_eq "check on the live host: policy '$other' against running memcg gives $want" "$rc" "$want"
 

@@ -87,7 +87,8 @@ old_or_new() {
 
 # bls_count DIR: entries the tool's reader lists
 bls_count() {
-	"$MEMCG_POLICY" --root "$1" --json status 2>/dev/null | jq '[.slots[] | select(.kind == "bls")] | length'
+	json_run "status --json of the crashed tree" "$MEMCG_POLICY" --root "$1" --json status >&2
+	jq '[.slots[] | select(.kind == "bls")] | length' <<<"$OUT"
 }
 
 no_tmp_left() {

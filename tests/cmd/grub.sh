@@ -336,7 +336,7 @@ debian_case() {
 	if [ "$MODE" = keep ]; then
 		expect_exit "$name: check (keep: in sync)" 0 "$MEMCG_POLICY" --root "$root" check
 		expect_exit "$name: apply (keep)" 0 "$MEMCG_POLICY" --root "$root" apply
-		expect_eq "$name: apply (keep) changes nothing" "$OUT" "nothing to change"
+		expect_eq "$name: apply (keep) changes nothing" "$(changes_of "$OUT")" "nothing to change"
 		expect_eq "$name: keep installs no drop-in" "$(ls "$root/etc/default/grub.d" 2>/dev/null)" ""
 		expect_eq "$name: keep: every file as it was" "$(snapshot "$root")" "$orig"
 		return
@@ -344,7 +344,7 @@ debian_case() {
 
 	expect_exit "$name: check before apply: drift" 1 "$MEMCG_POLICY" --root "$root" check
 	expect_exit "$name: apply" 0 "$MEMCG_POLICY" --root "$root" apply
-	expect_eq "$name: apply installs the drop-in" "$OUT" "created /etc/default/grub.d/99-memcg-policy.cfg"
+	expect_eq "$name: apply installs the drop-in" "$(changes_of "$OUT")" "created /etc/default/grub.d/99-memcg-policy.cfg"
 	check "$name: the drop-in is the package's file" cmp -s "$DROPIN" "$root/etc/default/grub.d/99-memcg-policy.cfg"
 	case $ERR in
 	*"GRUB menu not regenerated in $root (--root): run update-grub inside it"*) pass "$name: --root: not regenerated, and says so" ;;
@@ -384,7 +384,7 @@ debian_case() {
 	local st
 	st=$(tree_state "$root")
 	expect_exit "$name: second apply" 0 "$MEMCG_POLICY" --root "$root" apply
-	expect_eq "$name: second apply changes nothing" "$OUT" "nothing to change"
+	expect_eq "$name: second apply changes nothing" "$(changes_of "$OUT")" "nothing to change"
 	expect_eq "$name: second apply writes no file" "$(tree_state "$root")" "$st"
 
 	expect_exit "$name: revert" 0 "$MEMCG_POLICY" --root "$root" revert
@@ -431,7 +431,7 @@ upstream_case() {
 	cp "$root/etc/default/grub" "$origgrub"
 
 	expect_exit "upstream: apply" 0 "$MEMCG_POLICY" --root "$root" apply
-	expect_eq "upstream: apply changes /etc/default/grub only" "$OUT" "changed /etc/default/grub"
+	expect_eq "upstream: apply changes /etc/default/grub only" "$(changes_of "$OUT")" "changed /etc/default/grub"
 	local n line
 	n=$(stat -c %s "$origgrub")
 	check "upstream: every byte of /etc/default/grub kept" cmp -s -n "$n" "$origgrub" "$root/etc/default/grub"
@@ -468,7 +468,7 @@ upstream_case() {
 	local st
 	st=$(tree_state "$root")
 	expect_exit "upstream: second apply" 0 "$MEMCG_POLICY" --root "$root" apply
-	expect_eq "upstream: second apply changes nothing" "$OUT" "nothing to change"
+	expect_eq "upstream: second apply changes nothing" "$(changes_of "$OUT")" "nothing to change"
 	expect_eq "upstream: second apply writes no file" "$(tree_state "$root")" "$st"
 
 	expect_exit "upstream: revert" 0 "$MEMCG_POLICY" --root "$root" revert
@@ -520,7 +520,7 @@ rhel8_case() {
 	local before
 	before=$(grub-editenv "$env" list)
 	expect_exit "rhel8 ($variant): apply" 0 "$MEMCG_POLICY" --root "$root" apply
-	expect_eq "rhel8 ($variant): apply output" "$OUT" \
+	expect_eq "rhel8 ($variant): apply output" "$(changes_of "$OUT")" \
 		"$(printf 'changed /etc/default/grub\nchanged /boot/grub2/grubenv +cgroup_disable=memory -cgroup_enable=memory')"
 	expect_eq "rhel8 ($variant): grubenv still 1024 bytes" "$(stat -c %s "$env")" 1024
 	expect_eq "rhel8 ($variant): kernelopts through grub-editenv" "$(grub-editenv "$env" list | grep '^kernelopts=')" \
@@ -544,7 +544,7 @@ rhel8_case() {
 	local st
 	st=$(tree_state "$root")
 	expect_exit "rhel8 ($variant): second apply" 0 "$MEMCG_POLICY" --root "$root" apply
-	expect_eq "rhel8 ($variant): second apply changes nothing" "$OUT" "nothing to change"
+	expect_eq "rhel8 ($variant): second apply changes nothing" "$(changes_of "$OUT")" "nothing to change"
 	expect_eq "rhel8 ($variant): second apply writes no file" "$(tree_state "$root")" "$st"
 	expect_exit "rhel8 ($variant): revert" 0 "$MEMCG_POLICY" --root "$root" revert
 	expect_eq "rhel8 ($variant): revert gives back every byte (grubenv too)" "$(snapshot "$root" | grep -v editenv.log)" "$orig"
@@ -591,7 +591,7 @@ live_case() {
 	local orig
 	orig=$(snapshot "$root")
 	expect_exit "live: apply" 0 live memcg-policy apply
-	expect_eq "live: apply installs the drop-in" "$OUT" "created /etc/default/grub.d/99-memcg-policy.cfg"
+	expect_eq "live: apply installs the drop-in" "$(changes_of "$OUT")" "created /etc/default/grub.d/99-memcg-policy.cfg"
 	check_menu "live: update-grub run by apply" "$base" "$root/boot/grub/grub.cfg"
 	expect_exit "live: check" 5 live memcg-policy check
 	case $OUT in
@@ -601,7 +601,7 @@ live_case() {
 	local st
 	st=$(tree_state "$root")
 	expect_exit "live: second apply" 0 live memcg-policy apply
-	expect_eq "live: second apply changes nothing" "$OUT" "nothing to change"
+	expect_eq "live: second apply changes nothing" "$(changes_of "$OUT")" "nothing to change"
 	expect_eq "live: second apply runs no update-grub (menu untouched)" "$(tree_state "$root")" "$st"
 	expect_exit "live: revert" 0 live memcg-policy revert
 	expect_eq "live: revert gives back every byte" "$(snapshot "$root")" "$orig"

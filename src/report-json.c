@@ -1,0 +1,388 @@
+/* report-json.c - the --json output, see report.h. */
+#include "report.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "util.h"
+
+static FILE *json_out;      /* the real stdout, with --json */
+static bool emitted;        /* the one object is out */
+static struct json_object *diag_errors, *diag_warnings;
+static char *root_prefix;   /* "ROOT/" with --root: file names inside it become "/..." */
+
+/* "FILE:LINE: text" -> file and line where the message has them */
+static struct json_object *diagnostic(const char *msg)
+{
+	struct json_object *d = json_object_new_object();
+	json_object_object_add(d, "message", json_object_new_string(msg));
+	const char *file_end = NULL;
+	long line = 0;
+	for (const char *p = msg; (p = strchr(p, ':')) != NULL; p++) {
+		const char *q = p + 1;
+		if (!isdigit((unsigned char)*q))
+			continue;
+		char *end;
+		errno = 0;
+		long v = strtol(q, &end, 10);
+		if (errno == 0 && end[0] == ':' && end[1] == ' ' && v > 0 && p > msg) {
+			file_end = p;
+			line = v;
+			break;
+		}
+	}
+	struct json_object *file = NULL;
+	if (file_end) {
+		_cleanup_free_ char *f = xstrndup(msg, (size_t)(file_end - msg));
+		if (root_prefix && startswith(f, root_prefix))
+			file = json_object_new_string_len(f + strlen(root_prefix) - 1, (int)(strlen(f) - strlen(root_prefix) + 1));
+		else
+			file = json_object_new_string(f);
+	}
+	json_object_object_add(d, "file", file);
+	json_object_object_add(d, "line", file_end ? json_object_new_int64(line) : NULL);
+	return d;
+}
+
+static void collect(bool warning, const char *msg)
+{
+	struct json_object **a = warning ? &diag_warnings : &diag_errors;
+	if (!*a)
+		*a = json_object_new_array();
+	json_object_array_add(*a, diagnostic(msg));
+}
+
+int json_output_begin(const char *root_path)
+{
+	if (root_path && !root_prefix)
+		root_prefix = path_join(root_path, "");
+	if (json_out)
+		return 0; /* already on: global options after the command name */
+	int fd = dup(STDOUT_FILENO);
+	if (fd < 0)
+		return -errno;
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (null < 0 || dup2(null, STDOUT_FILENO) < 0) {
+		int e = errno;
+		if (null >= 0)
+			close(null);
+		close(fd);
+		return -e;
+	}
+	close(null);
+	(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+	json_out = fdopen(fd, "w");
+	if (!json_out) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	log_sink = collect;
+	return 0;
+}
+
+bool json_output_active(void) { return json_out != NULL; }
+
+bool json_output_end(void)
+{
+	if (!json_out)
+		return true;
+	bool ok = fflush(json_out) == 0 && !ferror(json_out);
+	ok = fclose(json_out) == 0 && ok;
+	json_out = NULL;
+	log_sink = NULL;
+	json_object_put(diag_errors);
+	json_object_put(diag_warnings);
+	free(root_prefix);
+	root_prefix = NULL;
+	diag_errors = diag_warnings = NULL;
+	return ok;
+}
+
+char *json_root_path(const struct context *ctx, const char *display)
+{
+	if (ctx->root.live || !ctx->root.path)
+		return xstrdup(display);
+	_cleanup_free_ char *prefix = path_join(ctx->root.path, "");
+	if (startswith(display, prefix))
+		return xasprintf("/%s", display + strlen(prefix));
+	return xstrdup(display);
+}
+
+static struct json_object *str_or_null(const char *s) { return s ? json_object_new_string(s) : NULL; }
+
+static struct json_object *path_or_null(const struct context *ctx, const char *display)
+{
+	if (!display)
+		return NULL;
+	_cleanup_free_ char *p = json_root_path(ctx, display);
+	return json_object_new_string(p);
+}
+
+static struct json_object *strv_json(const struct strv *sv)
+{
+	struct json_object *a = json_object_new_array();
+	for (size_t i = 0; sv && i < sv->n; i++)
+		json_object_array_add(a, json_object_new_string(sv->v[i]));
+	return a;
+}
+
+void json_report_set(struct json_object *o, const char *key, struct json_object *v)
+{
+	json_object_object_add(o, key, v);
+}
+
+struct json_object *json_report_new(const struct context *ctx, const char *command)
+{
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "command", str_or_null(command));
+	json_object_object_add(o, "version", json_object_new_string(VERSION));
+	json_object_object_add(o, "exit_code", NULL);
+	json_object_object_add(o, "errors", json_object_new_array());
+	json_object_object_add(o, "warnings", json_object_new_array());
+	json_object_object_add(o, "root", json_object_new_string(ctx->root_path ? ctx->root_path : "/"));
+	json_object_object_add(o, "live", json_object_new_boolean(!ctx->root_path));
+	static const char *const null_keys[] = {
+		"kernel", "decision", "kernels", "slots", "boot_dir", "rejected_boot_dirs", "in_sync",
+		"reboot_pending", "running", "policy", "system", "next_boot", "reboot_needed", "reapply_pending",
+		"grub_value",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(null_keys); i++)
+		json_object_object_add(o, null_keys[i], NULL);
+	json_object_object_add(o, "changed", json_object_new_boolean(false));
+	json_object_object_add(o, "dry_run", json_object_new_boolean(false));
+	json_object_object_add(o, "files", json_object_new_array());
+	return o;
+}
+
+void json_report_file(struct json_object *o, const char *path, const char *action, const struct strv *added,
+		      const struct strv *removed)
+{
+	struct json_object *files;
+	if (!json_object_object_get_ex(o, "files", &files))
+		return;
+	struct json_object *f = json_object_new_object();
+	json_object_object_add(f, "path", json_object_new_string(path));
+	json_object_object_add(f, "action", json_object_new_string(action));
+	json_object_object_add(f, "added", strv_json(added));
+	json_object_object_add(f, "removed", strv_json(removed));
+	json_object_array_add(files, f);
+}
+
+static const char *family_name(enum kernel_family f)
+{
+	switch (f) {
+	case FAMILY_MAINLINE: return "mainline";
+	case FAMILY_DEBIAN_OLD: return "debian-old";
+	case FAMILY_SUSE: return "suse";
+	case FAMILY_RPI: return "raspberrypi";
+	case FAMILY_RPI_FIRMWARE: return "raspberrypi-firmware";
+	}
+	return "?";
+}
+
+static const char *builtin_mode_name(enum builtin_cmdline_mode m)
+{
+	switch (m) {
+	case BUILTIN_NONE: return "none";
+	case BUILTIN_PREPEND: return "prepend";
+	case BUILTIN_FALLBACK: return "fallback";
+	case BUILTIN_APPEND: return "append";
+	case BUILTIN_OVERRIDE: return "override";
+	}
+	return "?";
+}
+
+static const char *rule_name(enum memcg_rule r)
+{
+	switch (r) {
+	case RULE_DISABLE_WINS: return "disable-wins";
+	case RULE_LAST_WINS: return "last-wins";
+	case RULE_ENABLE_WINS: return "enable-wins";
+	}
+	return "?";
+}
+
+static struct json_object *kernel_json(const struct context *ctx, const struct evaluation *ev,
+				       const struct kernel_decision *kd)
+{
+	struct json_object *k = json_object_new_object();
+	json_object_object_add(k, "version", json_object_new_string(kd->k->version));
+	json_object_object_add(k, "default_kernel", json_object_new_boolean(kd == ev->def));
+	json_object_object_add(k, "running", json_object_new_boolean(kd->k->running));
+	json_object_object_add(k, "config", path_or_null(ctx, kd->k->config_path));
+	json_object_object_add(k, "memcg_built", json_object_new_boolean(kd->dk.memcg_built));
+	json_object_object_add(k, "default",
+			       json_object_new_string(kd->dk.default_state == MEMCG_DEFAULT_ON ? "on" : "off"));
+	json_object_object_add(k, "default_reason", str_or_null(kd->dk.default_reason));
+	json_object_object_add(k, "family", json_object_new_string(family_name(kd->k->kc.family)));
+	json_object_object_add(k, "rule", json_object_new_string(rule_name(kd->dk.rule)));
+	json_object_object_add(k, "accepts_cgroup_enable", json_object_new_boolean(kd->dk.accepts_enable));
+	json_object_object_add(k, "accepts_cgroup_enable_source", str_or_null(kd->dk.accepts_reason));
+	json_object_object_add(k, "builtin_cmdline", str_or_null(kd->dk.builtin_cmdline));
+	json_object_object_add(k, "builtin_cmdline_mode",
+			       json_object_new_string(builtin_mode_name(kd->dk.builtin_mode)));
+	json_object_object_add(k, "mode", json_object_new_string(policy_mode_name(kd->d.mode)));
+	json_object_object_add(k, "keep", json_object_new_boolean(kd->d.keep));
+	json_object_object_add(k, "decision", json_object_new_string(memcg_state_name(kd->d.state)));
+	json_object_object_add(k, "reasons", strv_json(&kd->d.reasons));
+	json_object_object_add(k, "warnings", strv_json(&kd->d.warnings));
+	json_object_object_add(k, "add", strv_json(&kd->d.add));
+	json_object_object_add(k, "remove", strv_json(&kd->d.remove));
+	return k;
+}
+
+static struct json_object *slot_json(const struct slot *s, const struct slot_change *c)
+{
+	struct json_object *j = json_object_new_object();
+	json_object_object_add(j, "kind", json_object_new_string(slot_kind_name(s->kind)));
+	json_object_object_add(j, "path", json_object_new_string(s->path));
+	json_object_object_add(j, "kernel", str_or_null(s->kernel));
+	json_object_object_add(j, "state", json_object_new_string(slot_state_name(c->state)));
+	json_object_object_add(j, "note", str_or_null(s->note));
+	json_object_object_add(j, "would_add", strv_json(&c->added));
+	json_object_object_add(j, "would_remove", strv_json(&c->removed));
+	return j;
+}
+
+static enum memcg_state running_as_state(enum run_state r) { return r == RUN_ON ? STATE_ON : STATE_OFF; }
+
+void next_boot_of(const struct context *ctx, const struct evaluation *ev, struct next_boot *nb)
+{
+	memset(nb, 0, sizeof(*nb));
+	const struct kernel_decision *def = ev->def;
+	if (!def)
+		return;
+	nb->kernel = def->k->version;
+	if (ev->in_sync) {
+		nb->known = true;
+		nb->state = def->d.state;
+	} else {
+		_cleanup_free_ char *line = evaluation_boot_cmdline(ev, def);
+		if (line) {
+			nb->known = true;
+			nb->state = cmdline_memcg_state(&def->dk, line);
+		}
+	}
+	if (ctx->root.live && ctx->sys_loaded && ctx->sys.running != RUN_UNKNOWN) {
+		nb->running_known = true;
+		nb->running = running_as_state(ctx->sys.running);
+	}
+	nb->reboot_needed = nb->known && nb->running_known && nb->state != nb->running;
+}
+
+void print_next_boot(const struct context *ctx, const struct next_boot *nb)
+{
+	if (!nb->kernel)
+		return;
+	if (!nb->known) {
+		printf("next boot (%s): memcg state unknown (no command line found for it)\n", nb->kernel);
+		return;
+	}
+	const char *next = memcg_state_name(nb->state);
+	if (!ctx->root.live)
+		printf("next boot of the image (%s): memcg %s\n", nb->kernel, next);
+	else if (!nb->running_known)
+		printf("next boot (%s): memcg %s; the running state is unknown\n", nb->kernel, next);
+	else if (nb->reboot_needed)
+		printf("next boot (%s): memcg %s; running now: memcg %s: reboot needed\n", nb->kernel, next,
+		       memcg_state_name(nb->running));
+	else
+		printf("next boot (%s): memcg %s, as running now: no reboot needed\n", nb->kernel, next);
+}
+
+void json_report_evaluation(struct json_object *o, const struct context *ctx, const struct evaluation *ev)
+{
+	struct json_object *ka = json_object_new_array();
+	for (size_t i = 0; i < ev->n_kd; i++)
+		json_object_array_add(ka, kernel_json(ctx, ev, &ev->kd[i]));
+	json_object_object_add(o, "kernels", ka);
+	json_object_object_add(o, "kernel", ev->def ? json_object_new_string(ev->def->k->version) : NULL);
+	json_object_object_add(o, "decision",
+			       ev->def ? json_object_new_string(memcg_state_name(ev->def->d.state)) : NULL);
+
+	struct json_object *sa = json_object_new_array();
+	for (size_t i = 0; i < ev->slots.n; i++)
+		json_object_array_add(sa, slot_json(&ev->slots.v[i], &ev->ch[i]));
+	json_object_object_add(o, "slots", sa);
+	json_object_object_add(o, "boot_dir", str_or_null(ev->slots.boot_dir));
+	json_object_object_add(o, "rejected_boot_dirs", strv_json(&ev->slots.rejected));
+	json_object_object_add(o, "in_sync", json_object_new_boolean(ev->in_sync));
+	json_object_object_add(o, "reboot_pending", json_object_new_boolean(ev->reboot_pending));
+
+	struct json_object *run = json_object_new_object();
+	bool live = ctx->root.live && ctx->sys_loaded;
+	json_object_object_add(run, "memcg", live ? json_object_new_string(run_state_name(ctx->sys.running)) : NULL);
+	json_object_object_add(run, "source", live ? str_or_null(ctx->sys.running_source) : NULL);
+	json_object_object_add(run, "cmdline", live ? str_or_null(ctx->sys.proc_cmdline) : NULL);
+	json_object_object_add(o, "running", run);
+
+	struct json_object *pol = json_object_new_object();
+	struct json_object *pf = json_object_new_array();
+	for (size_t i = 0; i < ctx->policy.n_files; i++)
+		json_object_array_add(pf, path_or_null(ctx, ctx->policy.files[i]));
+	json_object_object_add(pol, "files", pf);
+	json_object_object_add(pol, "mode", json_object_new_string(policy_mode_name(ctx->policy.mode)));
+	json_object_object_add(o, "policy", pol);
+
+	struct json_object *sys = json_object_new_object();
+	json_object_object_add(sys, "needs_memcg_programs", strv_json(&ctx->sys.programs));
+	json_object_object_add(sys, "needs_memcg_units", strv_json(&ctx->sys.units));
+	json_object_object_add(sys, "ram", ctx->sys.have_ram ? json_object_new_uint64(ctx->sys.ram) : NULL);
+	json_object_object_add(o, "system", sys);
+
+	struct next_boot nb;
+	next_boot_of(ctx, ev, &nb);
+	struct json_object *n = json_object_new_object();
+	json_object_object_add(n, "kernel", str_or_null(nb.kernel));
+	json_object_object_add(n, "memcg", nb.known ? json_object_new_string(memcg_state_name(nb.state)) : NULL);
+	json_object_object_add(n, "running_memcg",
+			       nb.running_known ? json_object_new_string(memcg_state_name(nb.running)) : NULL);
+	json_object_object_add(o, "next_boot", n);
+	json_object_object_add(o, "reboot_needed",
+			       nb.known && nb.running_known ? json_object_new_boolean(nb.reboot_needed) : NULL);
+}
+
+int json_report_emit(struct json_object *o, int exit_code)
+{
+	if (emitted || !json_out) {
+		json_object_put(o);
+		return exit_code;
+	}
+	json_object_object_add(o, "exit_code", json_object_new_int(exit_code));
+	json_object_object_add(o, "errors", diag_errors ? json_object_get(diag_errors) : json_object_new_array());
+	json_object_object_add(o, "warnings",
+			       diag_warnings ? json_object_get(diag_warnings) : json_object_new_array());
+	struct json_object *errs;
+	if (exit_code != EXIT_OK && exit_code != EXIT_DRIFT && exit_code != EXIT_REBOOT &&
+	    json_object_object_get_ex(o, "errors", &errs) && json_object_array_length(errs) == 0)
+		json_object_array_add(errs, diagnostic(exit_code == EXIT_USAGE ? "usage error (see --help)"
+										 : "failed (see the messages on stderr)"));
+	print_json(o);
+	json_object_put(o);
+	return exit_code;
+}
+
+void print_json(struct json_object *obj)
+{
+	FILE *f = json_out ? json_out : stdout;
+	if (emitted)
+		return;
+	fputs(json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+							   JSON_C_TO_STRING_NOSLASHESCAPE),
+	      f);
+	fputc('\n', f);
+	emitted = json_out != NULL;
+}
+
+void json_report_fallback(const struct context *ctx, const char *command, int exit_code)
+{
+	if (emitted || !json_out)
+		return;
+	json_report_emit(json_report_new(ctx, command), exit_code);
+}
