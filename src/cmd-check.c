@@ -1,9 +1,13 @@
-/* cmd-check.c - `check [--kernel VER]`: compare without writing.
- * Exit 0 in sync, 1 drift, 5 in sync but the running kernel still runs
- * otherwise (a reboot is needed). */
+/* cmd-check.c - `check [--kernel VER] [--monitoring] [--prometheus FILE]`:
+ * compare without writing. Exit 0 in sync, 1 drift, 5 in sync but the
+ * running kernel still runs otherwise (a reboot is needed); with
+ * --monitoring one status line and the monitoring plugin exit codes
+ * (monitor.h). */
 #include <getopt.h>
 #include <stdio.h>
+#include <time.h>
 
+#include "monitor.h"
 #include "plan.h"
 #include "report.h"
 #include "util.h"
@@ -12,25 +16,49 @@ int cmd_check(struct context *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "kernel", required_argument, NULL, 'k' },
+		{ "monitoring", no_argument, NULL, 'm' },
+		{ "prometheus", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *kernel = NULL;
+	const char *kernel = NULL, *prometheus = NULL;
+	bool monitoring = false;
 	int c;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'k': kernel = optarg; break;
-		default: return EXIT_USAGE;
+		case 'm': monitoring = true; break;
+		case 'P': prometheus = optarg; break;
+		default: return monitoring ? PLUGIN_UNKNOWN : EXIT_USAGE;
 		}
 	}
 	if (!no_more_args(argc, argv))
-		return EXIT_USAGE;
+		return monitoring ? PLUGIN_UNKNOWN : EXIT_USAGE;
+	if (monitoring && ctx->json)
+		return -report(EXIT_USAGE, "check: --monitoring prints one status line; it does not go with --json");
+	if (prometheus && !*prometheus)
+		return -report(EXIT_USAGE, "check: --prometheus needs a file name");
+	if (monitoring)
+		monitor_capture_errors();
 	struct evaluation ev;
 	int r = evaluate(ctx, kernel, &ev);
+	int rc = r < 0 ? -r : !ev.in_sync ? EXIT_DRIFT : ev.reboot_pending ? EXIT_REBOOT : EXIT_OK;
+	if (prometheus) {
+		_cleanup_free_ char *text = prometheus_text(ctx, r < 0 ? NULL : &ev, rc, (long long)time(NULL));
+		int w = write_host_file_atomic(prometheus, text, strlen(text), 0644);
+		if (w < 0) {
+			rc = -w;
+			r = w;
+		}
+	}
+	if (monitoring) {
+		print_plugin_line(ctx, r < 0 ? NULL : &ev, rc);
+		evaluation_free(&ev);
+		return (int)plugin_status_of(rc);
+	}
 	if (r < 0) {
 		evaluation_free(&ev);
-		return -r;
+		return rc;
 	}
-	int rc = !ev.in_sync ? EXIT_DRIFT : ev.reboot_pending ? EXIT_REBOOT : EXIT_OK;
 	if (ctx->json) {
 		struct json_object *o = json_report_new(ctx, "check");
 		json_report_evaluation(o, ctx, &ev);

@@ -31,8 +31,12 @@ static const struct command commands[] = {
 	  "  --no-regenerate do not run update-grub / grub-mkconfig afterwards\n"
 	  "  --hook          as a kernel hook: quiet, and a policy error is only a warning\n"
 	  "                  (unless the policy says strict = yes)\n" },
-	{ "check", cmd_check, "[--kernel VER]", "compare without writing: 0 in sync, 1 drift, 5 reboot pending",
-	  "  --kernel VER    check for the installed kernel VER instead of the default one\n" },
+	{ "check", cmd_check, "[--kernel VER] [--monitoring] [--prometheus FILE]",
+	  "compare without writing: 0 in sync, 1 drift, 5 reboot pending",
+	  "  --kernel VER    check for the installed kernel VER instead of the default one\n"
+	  "  --monitoring    one status line; exit 0 OK, 1 WARNING (reboot pending),\n"
+	  "                  2 CRITICAL (drift), 3 UNKNOWN (error), as monitoring plugins\n"
+	  "  --prometheus FILE  also write node_exporter textfile metrics to FILE, atomically\n" },
 	{ "set", cmd_set, "on|off|auto [--no-apply]", "record mode= in /etc/memcg-policy.conf, then apply",
 	  "  --no-apply      only record the mode; do not apply it\n" },
 	{ "revert", cmd_revert, "[--dry-run] [--kernel VER] [--policy]",

@@ -1,0 +1,30 @@
+/* monitor.h - what `check` gives monitoring systems: one status line with
+ * the exit codes of the monitoring plugin convention (0 OK, 1 WARNING,
+ * 2 CRITICAL, 3 UNKNOWN), and node_exporter textfile metrics written
+ * atomically. */
+#pragma once
+
+#include "context.h"
+#include "plan.h"
+
+enum plugin_status { PLUGIN_OK = 0, PLUGIN_WARNING = 1, PLUGIN_CRITICAL = 2, PLUGIN_UNKNOWN = 3 };
+
+/* check's exit code -> the plugin status: 0 OK, 5 (reboot pending)
+ * WARNING, 1 (drift) CRITICAL, anything else UNKNOWN. */
+enum plugin_status plugin_status_of(int check_exit);
+
+/* Collects the first error message (for the UNKNOWN line) from now on. */
+void monitor_capture_errors(void);
+
+/* The one status line, "MEMCG-POLICY OK - ...", with performance data.
+ * ev is NULL when the evaluation failed. */
+void print_plugin_line(const struct context *ctx, const struct evaluation *ev, int check_exit);
+
+/* The textfile metrics (Prometheus text format 0.0.4). ev NULL: only the
+ * exit code and the time. */
+char *prometheus_text(const struct context *ctx, const struct evaluation *ev, int check_exit, long long now);
+
+/* Writes a file of the invoking system (not of --root) atomically: a temp
+ * file in its directory, synced, renamed. Returns 0 or a negative exit
+ * code (reported). */
+int write_host_file_atomic(const char *path, const char *text, size_t len, mode_t mode);
