@@ -106,7 +106,7 @@ static void metric(struct strbuf *sb, const char *name, const char *help, const 
 		   long long v)
 {
 	sb_appendf(sb, "# HELP %s %s\n# TYPE %s gauge\n%s", name, help, name, name);
-	if (label) {
+	if (label && value) {
 		sb_appendf(sb, "{%s=\"", label);
 		label_value(sb, value);
 		sb_append(sb, "\"}");
