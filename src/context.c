@@ -21,13 +21,17 @@ int context_load_kernels(struct context *ctx, const char *only_kernel)
 {
 	if (ctx->kernels_loaded)
 		return 0;
-	ctx->kernels_loaded = true;
-	kernels_read_symbols_always(false);
-	int r = kernels_load(&ctx->root, only_kernel, &ctx->kernels);
+	int r = context_load_policy(ctx);
 	if (r < 0)
 		return r;
+	ctx->kernels_loaded = true;
+	kernels_read_symbols_always(false);
+	r = kernels_load(&ctx->root, only_kernel, &ctx->kernels);
+	if (r < 0)
+		return r;
+	kernels_apply_policy(&ctx->kernels, &ctx->policy);
 	if (ctx->kernels.n == 0)
-		return report(EXIT_BADINPUT, "%s: no kernel found (no lib/modules/VER, boot/vmlinuz-VER)",
+		return report(EXIT_BADINPUT, "%s: no kernel found (no lib/modules/VER, boot/vmlinuz-VER, usr/lib/modules/VER/vmlinuz)",
 			      ctx->root.path);
 	return 0;
 }

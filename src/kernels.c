@@ -136,10 +136,19 @@ static bool kernel_installed(const struct root *r, const char *ver)
 	_cleanup_free_ char *vmlinuz = xasprintf("/boot/vmlinuz-%s", ver);
 	if (root_is_reg(r, vmlinuz))
 		return true;
-	static const char *const trees[] = { "/lib/modules", "/usr/lib/modules" };
-	for (size_t i = 0; i < ARRAY_SIZE(trees); i++) {
-		_cleanup_free_ char *dir = xasprintf("%s/%s", trees[i], ver);
+	for (size_t i = 0; i < ARRAY_SIZE(kernel_module_trees); i++) {
+		/* kernel-install's layout: the image in the module tree */
+		_cleanup_free_ char *image = xasprintf("%s/%s/vmlinuz", kernel_module_trees[i], ver);
+		if (root_is_reg(r, image))
+			return true;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(kernel_module_trees); i++) {
+		_cleanup_free_ char *dir = xasprintf("%s/%s", kernel_module_trees[i], ver);
 		if (module_tree_opens(r, dir))
+			return true;
+		/* Raspberry Pi OS: a module tree and its flavour's image */
+		_cleanup_free_ char *img = NULL;
+		if (root_is_dir(r, dir) && (img = kernel_rpi_image(r, ver)))
 			return true;
 	}
 	return false;
@@ -181,90 +190,9 @@ static int cmp_kernels(const void *a, const void *b)
 	return c ? c : strcmp(ka->version, kb->version);
 }
 
-/* ---- config -------------------------------------------------------------- */
-
 static bool errno_is_absent(int e)
 {
 	return e == -ENOENT || e == -ENOTDIR;
-}
-
-/* Reads, inflates and parses one config file. Returns 1 when it was not
- * there, 0 when read (facts in k->kc), or a negative exit code (printed). */
-static int read_config(const struct root *r, struct kernel *k, const char *path, const char *disp)
-{
-	_cleanup_close_ int fd = root_openat(r, path, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
-	if (errno_is_absent(fd))
-		return 1;
-	if (fd < 0)
-		return report(EXIT_SYSTEM, "%s: %s", disp, strerror(-fd));
-	_cleanup_free_ char *raw = NULL;
-	size_t raw_len = 0;
-	int rc = read_fd_all(fd, MAX_INPUT_FILE, &raw, &raw_len);
-	if (rc == -EISDIR || rc == -EINVAL)
-		return report(EXIT_BADINPUT, "%s: not a regular file", disp);
-	if (rc == -EFBIG)
-		return report(EXIT_BADINPUT, "%s: larger than %u MiB", disp, MAX_INPUT_FILE >> 20);
-	if (rc < 0)
-		return report(EXIT_SYSTEM, "%s: %s", disp, strerror(-rc));
-
-	_cleanup_free_ char *text = NULL;
-	size_t len = 0;
-	rc = kconfig_inflate(raw, raw_len, MAX_INPUT_FILE, &text, &len);
-	if (rc == -EBADMSG)
-		return report(EXIT_BADINPUT, "%s: corrupt gzip data", disp);
-	if (rc == -EFBIG)
-		return report(EXIT_BADINPUT, "%s: larger than %u MiB after decompression", disp,
-			      MAX_INPUT_FILE >> 20);
-	if (rc < 0)
-		return report(EXIT_SYSTEM, "%s: %s", disp, strerror(-rc));
-	free(TAKE_PTR(raw));
-
-	unsigned line = 0;
-	rc = kconfig_parse(text, len, k->version, &k->kc, &line);
-	if (rc < 0) {
-		if (line)
-			return report(EXIT_BADINPUT, "%s:%u: not a kernel config", disp, line);
-		return report(EXIT_BADINPUT, "%s: not a kernel config", disp);
-	}
-	return 0;
-}
-
-/* The config of one kernel, from the first place of DESIGN section 3 that
- * has one. Errors are printed and kept in k->config_error; a config that is
- * nowhere is only printed when report_missing is set (returns false then). */
-static bool load_config(const struct root *r, struct kernel *k, bool report_missing)
-{
-	char *paths[4];
-	size_t n = 0;
-	if (r->live && k->running)
-		paths[n++] = xstrdup("/proc/config.gz");
-	paths[n++] = xasprintf("/boot/config-%s", k->version);
-	paths[n++] = xasprintf("/lib/modules/%s/config", k->version);
-	paths[n++] = xasprintf("/usr/lib/modules/%s/config", k->version);
-
-	struct strbuf looked = {0};
-	bool done = false;
-	for (size_t i = 0; i < n && !done; i++) {
-		char *disp = root_display(r, paths[i]);
-		int rc = read_config(r, k, paths[i], disp);
-		if (rc == 1) {
-			sb_appendf(&looked, "%s%s", looked.len ? ", " : "", disp);
-			free(disp);
-			continue;
-		}
-		k->config_path = disp;
-		k->config_error = rc < 0 ? rc : 0;
-		done = true;
-	}
-	if (!done && report_missing)
-		k->config_error = report(EXIT_BADINPUT, "no kernel config for %s (looked in %s)",
-					 k->version, looked.s ? looked.s : "");
-	else if (!done)
-		log_verbose("no kernel config for %s (looked in %s)", k->version, looked.s ? looked.s : "");
-	sb_free(&looked);
-	for (size_t i = 0; i < n; i++)
-		free(paths[i]);
-	return done;
 }
 
 /* ---- cgroup_enable in the symbol table ----------------------------------- */
@@ -374,7 +302,7 @@ static void load_accepts_enable(const struct root *r, struct kernel *k)
 	/* A mainline kernel runs with memcg on unless told cgroup_disable=,
 	 * which always wins: whether it also knows cgroup_enable= changes no
 	 * decision, so the symbol tables are not read for it unless asked. */
-	if (!symbols_when_irrelevant && !k->config_error && k->kc.family == FAMILY_MAINLINE &&
+	if (!symbols_when_irrelevant && !k->config_error && !k->config_missing && k->kc.family == FAMILY_MAINLINE &&
 	    k->kc.default_state == MEMCG_DEFAULT_ON) {
 		k->accepts_enable = k->kc.accepts_enable;
 		k->accepts_enable_source = "config (symbol tables not read: memcg is on by default)";
@@ -403,8 +331,8 @@ static void load_accepts_enable(const struct root *r, struct kernel *k)
 		log_verbose("%s: %s; using the config's markers", disp,
 			    rc == -ENODATA ? "no kernel symbols in it" : strerror(-rc));
 	}
-	k->accepts_enable = k->config_error ? 0 : k->kc.accepts_enable;
-	k->accepts_enable_source = "config";
+	k->accepts_enable = k->config_error || k->config_missing ? 0 : k->kc.accepts_enable;
+	k->accepts_enable_source = k->config_missing ? "unknown: no config, no System.map" : "config";
 }
 
 /* ---- the list ------------------------------------------------------------ */
@@ -475,8 +403,9 @@ int kernels_load(const struct root *r, const char *only, struct kernel_list *out
 		 * is no input when other kernels are installed: it boots no
 		 * more, and it must not make every command fail. */
 		bool optional = !only && !k->installed && out->n > 1;
-		if (!load_config(r, k, !optional)) {
+		if (!kernel_load_config(r, k)) {
 			if (optional) {
+				log_verbose("no kernel config for %s (looked in %s)", k->version, k->config_looked);
 				kernel_free_one(k);
 				memmove(k, k + 1, (out->n - i - 1) * sizeof(*k));
 				out->n--;
@@ -493,6 +422,7 @@ static void kernel_free_one(struct kernel *k)
 {
 	free(k->version);
 	free(k->config_path);
+	free(k->config_looked);
 	kconfig_facts_free(&k->kc);
 	free(k->system_map);
 }
