@@ -179,9 +179,9 @@ void decide(const struct policy *p, const struct decide_kernel *k, const struct 
 		       : k->builtin_mode == BUILTIN_OVERRIDE ? "the boot loader's is ignored"
 							     : "used only when the boot loader passes none");
 	if (!k->memcg_built) {
-		warning(d, "%s: memcg is not built into this kernel (# CONFIG_MEMCG is not set): it is off whatever "
+		warning(d, "%s: memcg is not built into this kernel (%s): it is off whatever "
 			   "the command line says",
-			k->release);
+			k->release, k->not_built_reason ? k->not_built_reason : "# CONFIG_MEMCG is not set");
 		reason(d, "memcg not built: off");
 		d->state = STATE_OFF;
 		d->keep = true;
@@ -260,6 +260,7 @@ void decide_kernel_init(struct decide_kernel *dk, const struct kernel *k, const 
 	dk->memcg_built = k->kc.memcg_built && k->kc.cgroups_built;
 	dk->default_state = k->kc.default_state;
 	dk->default_reason = k->kc.default_reason;
+	dk->not_built_reason = k->kc.not_built_reason;
 	dk->accepts_reason = k->accepts_enable_source;
 	dk->rule = k->kc.rule;
 	dk->accepts_enable = k->accepts_enable > 0;

@@ -18,6 +18,7 @@ struct decide_kernel {
 	bool memcg_built;
 	enum memcg_default default_state;
 	const char *default_reason;      /* why: config marker, family, or policy override */
+	const char *not_built_reason;    /* memcg not built: the config's lines that show it */
 	enum memcg_rule rule;
 	bool accepts_enable;
 	const char *accepts_reason;

@@ -534,11 +534,20 @@ static void derive_facts(const struct parse_state *ps, const char *release, stru
 			   "CONFIG_MEMCG=y (mainline: memcg on unless cgroup_disable=memory)");
 	}
 	if (!f->memcg_built) {
+		bool memcg_y = sym_is_y(ps, SYM_MEMCG) || sym_is_y(ps, SYM_CGROUP_MEM_RES_CTLR);
 		f->default_state = MEMCG_DEFAULT_OFF;
-		if (!f->cgroups_built)
-			f->default_reason = "memcg not built (# CONFIG_CGROUPS is not set)";
+		if (!f->cgroups_built && memcg_y)
+			f->not_built_reason = sym_not_set(ps, SYM_CGROUPS)
+						      ? "CONFIG_MEMCG=y, but # CONFIG_CGROUPS is not set"
+						      : "CONFIG_MEMCG=y, but no CONFIG_CGROUPS=y line: a trimmed config or a defconfig?";
+		else if (!f->cgroups_built)
+			f->not_built_reason = sym_not_set(ps, SYM_CGROUPS) ? "# CONFIG_CGROUPS is not set"
+									   : "no CONFIG_CGROUPS=y line";
+		else if (sym_not_set(ps, SYM_MEMCG) || sym_not_set(ps, SYM_CGROUP_MEM_RES_CTLR))
+			f->not_built_reason = "# CONFIG_MEMCG is not set";
 		else
-			f->default_reason = "memcg not built (# CONFIG_MEMCG is not set)";
+			f->not_built_reason = "no CONFIG_MEMCG=y line";
+		f->default_reason = !f->cgroups_built ? "memcg not built (no cgroups)" : "memcg not built (# CONFIG_MEMCG is not set)";
 	}
 
 	/* built-in command line */

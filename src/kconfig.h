@@ -42,6 +42,7 @@ struct kconfig_facts {
 	enum memcg_default default_state; /* with no bootloader arguments, before the built-in line */
 	enum memcg_rule rule;
 	const char *default_reason; /* static text: "CONFIG_MEMCG_DISABLED=y (Debian 3.6-4.6)" ... */
+	const char *not_built_reason; /* static text when memcg is not built: "# CONFIG_MEMCG is not set" ... */
 	int accepts_enable;         /* 1 yes, 0 no: cgroup_enable=memory enables (from markers) */
 	char *builtin_cmdline;      /* CONFIG_CMDLINE value unquoted, NULL if empty/unset */
 	enum builtin_cmdline_mode builtin_mode;

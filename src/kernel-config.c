@@ -220,7 +220,10 @@ bool kernel_load_config(const struct root *r, struct kernel *k)
 		done = true;
 	}
 	if (!done) {
+		/* an error unless the policy decides the kernel
+		 * (kernels_apply_policy), which also prints it */
 		k->config_missing = true;
+		k->config_error = -EXIT_BADINPUT;
 		k->config_looked = sb_take(&looked);
 	}
 	sb_free(&looked);
@@ -233,11 +236,11 @@ void kernels_apply_policy(struct kernel_list *l, const struct policy *p)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		struct kernel *k = &l->k[i];
-		if (!k->config_missing || k->config_error)
+		if (!k->config_missing)
 			continue;
 		const struct policy_kernel_section *sec = policy_kernel_default(p, k->version);
 		if (!sec) {
-			k->config_error = report(EXIT_BADINPUT,
+			report(EXIT_BADINPUT,
 						 "no kernel config for %s (looked in %s); a [kernel GLOB] section "
 						 "with default= can decide it without one",
 						 k->version, k->config_looked ? k->config_looked : "");
@@ -246,6 +249,9 @@ void kernels_apply_policy(struct kernel_list *l, const struct policy *p)
 		/* The section speaks for the kernel: memcg is built, its
 		 * default is the section's; decide_kernel_init applies it. */
 		k->config_from_policy = true;
+		k->config_error = 0;
+		if (streq(k->accepts_enable_source, "config"))
+			k->accepts_enable_source = "unknown: no config, no System.map";
 		k->kc.cgroups_built = k->kc.memcg_built = true;
 		k->kc.memcg_v1 = true;
 		k->kc.family = FAMILY_MAINLINE;

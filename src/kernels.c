@@ -332,7 +332,7 @@ static void load_accepts_enable(const struct root *r, struct kernel *k)
 			    rc == -ENODATA ? "no kernel symbols in it" : strerror(-rc));
 	}
 	k->accepts_enable = k->config_error || k->config_missing ? 0 : k->kc.accepts_enable;
-	k->accepts_enable_source = k->config_missing ? "unknown: no config, no System.map" : "config";
+	k->accepts_enable_source = "config";
 }
 
 /* ---- the list ------------------------------------------------------------ */

@@ -43,9 +43,9 @@ struct kernel_list {
  * boot/vmlinuz-VER, usr/lib/modules/VER/vmlinuz, lib/modules/VER/vmlinuz;
  * then configs.ko in the module tree; then a Raspberry Pi kernel*.img),
  * then System.map / kallsyms. Errors in one kernel's config are printed
- * and kept in config_error; a config found nowhere is not an error here
- * (config_missing: the policy may decide the kernel, see
- * kernels_apply_policy); the function itself fails only on system
+ * and kept in config_error; a config found nowhere sets config_error and
+ * config_missing without a message (the policy may still decide the
+ * kernel: kernels_apply_policy); the function itself fails only on system
  * errors. */
 int kernels_load(const struct root *r, const char *only, struct kernel_list *out);
 void kernels_free(struct kernel_list *l);
@@ -63,8 +63,8 @@ struct kernel *kernels_default(struct kernel_list *l);
 struct policy;
 /* For each kernel whose config was found nowhere: a [kernel GLOB] section
  * of the policy that sets default= decides it (memcg taken as built, its
- * default and rule from the section); otherwise the error naming every
- * place looked at is printed and kept in config_error. */
+ * default and rule from the section; config_error cleared); otherwise the
+ * error naming every place looked at is printed. */
 void kernels_apply_policy(struct kernel_list *l, const struct policy *p);
 
 /* Shared by kernels.c and kernel-config.c. */

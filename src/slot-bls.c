@@ -208,7 +208,8 @@ static bool line_ends_params(const char *s, size_t len)
 	return r;
 }
 
-static int entry_slot(const struct root *r, const struct policy *p, const char *path, struct slot_list *l)
+static int entry_slot(const struct root *r, const struct policy *p, const struct bls_identity *id,
+		      const char *path, struct slot_list *l)
 {
 	char *text;
 	size_t len;
@@ -231,6 +232,14 @@ static int entry_slot(const struct root *r, const struct policy *p, const char *
 	s->content = text;
 	s->len = len;
 	bls_entry_describe(s, p);
+	if (!s->unmanaged) {
+		_cleanup_free_ char *mid = bls_value(text, len, "machine-id");
+		char *why = bls_entry_foreign(id, path, mid, s->kernel);
+		if (why) {
+			s->unmanaged = true;
+			s->note = why;
+		}
+	}
 	return 0;
 }
 
@@ -242,10 +251,7 @@ void bls_entry_describe(struct slot *s, const struct policy *p)
 	_cleanup_free_ char *linux_path = bls_value(text, len, "linux");
 	_cleanup_free_ char *uki = bls_value(text, len, "uki");
 	_cleanup_free_ char *efi = bls_value(text, len, "efi");
-	if (version && *version)
-		s->kernel = TAKE_PTR(version);
-	else
-		s->kernel = bls_version_from_linux(linux_path);
+	s->kernel = bls_entry_kernel(version, linux_path);
 
 	_cleanup_free_ char *joined = options_joined(text, len);
 	char *off = p ? slot_policy_off(p, p->systemd_boot, &p->systemd_boot_origin, "systemd-boot") : NULL;
@@ -294,6 +300,9 @@ int bls_entry_check(const char *disp, const char *text, size_t len)
 	return 0;
 }
 
+static int bls_find_in(const struct root *r, const struct policy *p, const struct bls_identity *id,
+		       const struct boot_dirs *b, struct slot_list *l);
+
 static bool is_efi_name(const char *name)
 {
 	size_t l = strlen(name);
@@ -301,6 +310,16 @@ static bool is_efi_name(const char *name)
 }
 
 int bls_slots_find(const struct root *r, const struct policy *p, const struct boot_dirs *b, struct slot_list *l)
+{
+	struct bls_identity id;
+	bls_identity_load(r, &id);
+	int rc = bls_find_in(r, p, &id, b, l);
+	bls_identity_free(&id);
+	return rc;
+}
+
+static int bls_find_in(const struct root *r, const struct policy *p, const struct bls_identity *id,
+		       const struct boot_dirs *b, struct slot_list *l)
 {
 	for (size_t d = 0; d < b->n; d++) {
 		const struct boot_dir *bd = &b->v[d];
@@ -317,7 +336,7 @@ int bls_slots_find(const struct root *r, const struct policy *p, const struct bo
 				if (names[i][0] == '.')
 					continue;
 				_cleanup_free_ char *path = path_join(dir, names[i]);
-				e = entry_slot(r, p, path, l);
+				e = entry_slot(r, p, id, path, l);
 			}
 			names_free(names, n);
 			if (e < 0)

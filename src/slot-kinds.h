@@ -66,6 +66,21 @@ int bls_entry_check(const char *disp, const char *text, size_t len);
  * systemd.machine_id=; NULL if there is none or it lacks root=.
  * *from_path (optional) is set to the entry's path. */
 char *bls_base_cmdline(const struct slot_list *l, const char *default_kernel, const char **from_path);
+/* This root's names on a shared boot partition (slot-bls-scope.c): its
+ * machine id and every entry token it may use. */
+struct bls_identity {
+	char *machine_id;  /* /etc/machine-id, NULL if none */
+	struct strv tokens; /* machine id, /etc/kernel/entry-token, os-release IMAGE_ID, ID */
+};
+void bls_identity_load(const struct root *r, struct bls_identity *id);
+void bls_identity_free(struct bls_identity *id);
+/* Why the entry at path belongs to another installation (a new string),
+ * or NULL when it is this one's; pure. */
+char *bls_entry_foreign(const struct bls_identity *id, const char *path, const char *machine_id_key,
+			const char *release);
+/* The kernel an entry boots: its linux path's release, else its version
+ * without sdbootutil's "SNAPSHOT@"; NULL if neither names one. */
+char *bls_entry_kernel(const char *version, const char *linux_path);
 /* Kernel release named by an entry's linux path, NULL if none. */
 char *bls_version_from_linux(const char *path);
 /* Does this root install kernels with kernel-install (see slot-kcmdline.c)? */

@@ -285,6 +285,15 @@ TEST(no_cgroups)
 	CHECK(!f.cgroups_built);
 	CHECK(!f.memcg_built);
 	CHECK_INT(f.default_state, MEMCG_DEFAULT_OFF);
+	CHECK_STR(f.not_built_reason, "CONFIG_MEMCG=y, but # CONFIG_CGROUPS is not set");
+	kconfig_facts_free(&f);
+	/* a defconfig names CONFIG_MEMCG=y and leaves CONFIG_CGROUPS out */
+	CHECK_INT(parse_str("CONFIG_MEMCG=y\n", NULL, &f, NULL), 0);
+	CHECK(!f.memcg_built);
+	CHECK_STR(f.not_built_reason, "CONFIG_MEMCG=y, but no CONFIG_CGROUPS=y line: a trimmed config or a defconfig?");
+	kconfig_facts_free(&f);
+	CHECK_INT(parse_fixture("no-memcg-x86.config", NULL, &f), 0);
+	CHECK_STR(f.not_built_reason, "# CONFIG_MEMCG is not set");
 	kconfig_facts_free(&f);
 }
 
