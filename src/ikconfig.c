@@ -132,8 +132,10 @@ static bool bzimage_payload(const unsigned char *img, size_t len, struct payload
 	size_t setup = img[0x1f1] ? img[0x1f1] : 4;
 	size_t start = (setup + 1) * 512 + le32(img + 0x248);
 	size_t n = le32(img + 0x24c);
-	if (start >= len || n > len - start)
+	if (start >= len)
 		return false;
+	if (n > len - start)
+		n = len - start; /* a truncated file: its stream ends early */
 	*pl = (struct payload){ start, n, comp_detect(img + start, n), "bzImage" };
 	return pl->f != COMP_NONE;
 }
@@ -145,8 +147,10 @@ static bool zboot_payload(const unsigned char *img, size_t len, struct payload *
 	if (len < 64 || memcmp(img, "MZ", 2) != 0 || memcmp(img + 4, "zimg", 4) != 0)
 		return false;
 	size_t start = le32(img + 8), n = le32(img + 12);
-	if (start >= len || n > len - start)
+	if (start >= len)
 		return false;
+	if (n > len - start)
+		n = len - start;
 	*pl = (struct payload){ start, n, comp_detect(img + start, n), "zboot" };
 	return pl->f != COMP_NONE;
 }
@@ -178,8 +182,8 @@ static enum try_result try_payload(const unsigned char *img, const struct payloa
 int ikconfig_from_image(const unsigned char *img, size_t len, struct ikconfig *out)
 {
 	memset(out, 0, sizeof(*out));
-	struct payload pl;
-	int rc = 0, last = -ENOMSG;
+	struct payload pl, located = {0};
+	int rc = 0, last = -ENOMSG, located_rc = 0;
 	enum try_result t;
 	/* a payload the header locates, or a file that is one stream (a
 	 * gzip-packed arm64 Image) */
@@ -190,7 +194,10 @@ int ikconfig_from_image(const unsigned char *img, size_t len, struct ikconfig *o
 			return rc;
 		if (t == TRY_PAYLOAD)
 			return -ENOENT;
-		last = rc;
+		if (rc == -EFBIG || rc == -ENOMEM)
+			return rc;
+		located = pl;
+		located_rc = rc;
 	}
 
 	/* uncompressed: vmlinux, an arm64 Image. The markers can also show
@@ -228,7 +235,13 @@ int ikconfig_from_image(const unsigned char *img, size_t len, struct ikconfig *o
 	}
 	out->packing = COMP_NONE;
 	out->container = NULL;
-	if (last == -ENOPKG)
+	if (located_rc < 0 && located_rc != -ENOPKG && last != -ENOPKG) {
+		/* the payload the header locates is corrupt or truncated */
+		out->packing = located.f;
+		out->container = located.container;
+		return located_rc;
+	}
+	if (last == -ENOPKG || located_rc == -ENOPKG)
 		return -ENOPKG;
 	return short_stream ? -ENOENT : -ENOMSG;
 }

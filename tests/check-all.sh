@@ -2,6 +2,7 @@
 # make check:      the whole suite on the normal build, then once more built
 #                  with ASan and UBSan.
 # make check-all:  that, then the tiers that need root and more packages:
+#                  Debian's own kernel images read by the layouts test,
 #                  real boots under QEMU (check-boot), the Debian and RPM
 #                  packages (check-pkg), a short fuzzing round (check-fuzz)
 #                  and the linters (lint).
@@ -40,6 +41,7 @@ stage() {
 stage "normal build" "$make" -s BUILD=build all unit check-one
 stage "sanitizers build (ASan, UBSan)" "$make" -s BUILD=build-san SAN=1 all unit check-one
 if [ "${1:-}" = all ]; then
+	stage "Debian's kernel images (layouts)" tests/fixtures/debian-kernels.sh --test build
 	stage "boot tests under QEMU" "$make" -s check-boot
 	stage "packages" "$make" -s check-pkg
 	if [ -f mk/fuzz.mk ]; then stage "fuzzing round" "$make" -s check-fuzz; fi
