@@ -147,9 +147,11 @@ static bool kernel_installed(const struct root *r, const char *ver)
 		if (module_tree_opens(r, dir))
 			return true;
 		/* Raspberry Pi OS: a module tree and its flavour's image */
-		_cleanup_free_ char *img = NULL;
-		if (root_is_dir(r, dir) && (img = kernel_rpi_image(r, ver)))
-			return true;
+		if (root_is_dir(r, dir)) {
+			_cleanup_free_ char *img = kernel_rpi_image(r, ver);
+			if (img)
+				return true;
+		}
 	}
 	return false;
 }

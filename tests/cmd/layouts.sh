@@ -77,7 +77,13 @@ pack() {
 	esac
 }
 size=$(stat -c %s "$work/vmlinux.bin")
-le32() { printf "\\x$(printf %02x $(($1 & 255)))\\x$(printf %02x $((($1 >> 8) & 255)))\\x$(printf %02x $((($1 >> 16) & 255)))\\x$(printf %02x $((($1 >> 24) & 255)))"; }
+le32() {
+	local b
+	for b in 0 8 16 24; do
+		# shellcheck disable=SC2059 # the escape is the data
+		printf "\\$(printf %03o $((($1 >> b) & 255)))"
+	done
+}
 for f in gzip xz lzma bzip2 lz4 lzo zstd; do
 	root=$(mkroot)
 	mkdir -p "$root/usr/lib/modules/$TINY"
@@ -148,7 +154,7 @@ expect_eq "rpios bullseye: Pi kernel, off by default, on asked" \
 expect_exit "rpios bullseye: check before apply is drift" 1 "$MEMCG_POLICY" --root "$root" check
 expect_exit "rpios bullseye: apply" 0 "$MEMCG_POLICY" --root "$root" apply
 expect_eq "rpios bullseye: cmdline.txt edited" "$(cat "$root/boot/cmdline.txt")" \
-	"$(cat "$work/rpi-cmdline.orig" | tr -d '\n') cgroup_enable=memory"
+	"$(tr -d '\n' <"$work/rpi-cmdline.orig") cgroup_enable=memory"
 expect_exit "rpios bullseye: check after apply" 0 "$MEMCG_POLICY" --root "$root" check
 expect_exit "rpios bullseye: revert" 0 "$MEMCG_POLICY" --root "$root" revert
 check "rpios bullseye: revert gives the bytes back" cmp -s "$root/boot/cmdline.txt" "$work/rpi-cmdline.orig"
@@ -194,7 +200,7 @@ for img in "$DEB"/boot/vmlinuz-*; do
 	[ -f "$img" ] || continue
 	ver=${img##*/vmlinuz-}
 	cfg="$DEB/boot/config-$ver"
-	want=$(sed -n 's/^CONFIG_KERNEL_\(XZ\|LZ4\|ZSTD\|GZIP\|LZMA\|LZO\|BZIP2\)=y$/\1/p' "$cfg" | tr 'A-Z' 'a-z')
+	want=$(sed -n 's/^CONFIG_KERNEL_\(XZ\|LZ4\|ZSTD\|GZIP\|LZMA\|LZO\|BZIP2\)=y$/\1/p' "$cfg" | tr '[:upper:]' '[:lower:]')
 	root=$(mkroot)
 	cp "$img" "$root/boot/vmlinuz-$ver"
 	policy "$root" off
