@@ -44,7 +44,8 @@ int cmd_decide(struct context *ctx, int argc, char **argv)
 		printf("%s\n", memcg_state_name(kd->d.state));
 		if (explain) {
 			printf("kernel: %s%s\n", kd->k->version, kd->k->running ? " (running)" : "");
-			printf("config: %s\n", kd->k->config_path ? kd->k->config_path : "(none)");
+			printf("config: %s\n", kd->k->config_path ? kd->k->config_path
+							 : kd->k->config_note ? kd->k->config_note : "(none)");
 			for (size_t i = 0; i < ctx->policy.n_files; i++)
 				printf("policy file: %s\n", ctx->policy.files[i]);
 			if (ctx->policy.n_files == 0)

@@ -23,7 +23,7 @@ static void print_kernel(const struct evaluation *ev, const struct kernel_decisi
 {
 	const struct kernel *k = kd->k;
 	printf("  %s%s%s\n", k->version, k->running ? " (running)" : "", kd == ev->def ? " (default)" : "");
-	printf("    config:        %s\n", k->config_path ? k->config_path : "(none)");
+	printf("    config:        %s\n", k->config_path ? k->config_path : k->config_note ? k->config_note : "(none)");
 	if (!kd->dk.memcg_built)
 		printf("    memcg:         not built\n");
 	else

@@ -259,6 +259,6 @@ void kernels_apply_policy(struct kernel_list *l, const struct policy *p)
 		k->kc.rule = sec->default_state == MEMCG_DEFAULT_OFF ? RULE_LAST_WINS : RULE_DISABLE_WINS;
 		k->kc.default_reason = "set by the policy's [kernel] default=";
 		_cleanup_free_ char *at = origin_str(&sec->default_origin);
-		k->config_path = xasprintf("none (decided from [kernel %s] default= at %s)", sec->glob, at);
+		k->config_note = xasprintf("none (decided from [kernel %s] default= at %s)", sec->glob, at);
 	}
 }

@@ -425,6 +425,7 @@ static void kernel_free_one(struct kernel *k)
 	free(k->version);
 	free(k->config_path);
 	free(k->config_looked);
+	free(k->config_note);
 	kconfig_facts_free(&k->kc);
 	free(k->system_map);
 }

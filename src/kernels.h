@@ -17,6 +17,7 @@ struct kernel {
 	bool config_missing;    /* no config anywhere: config_looked lists the places */
 	char *config_looked;
 	bool config_from_policy; /* decided from a [kernel GLOB] section's default= */
+	char *config_note;      /* config_path NULL: what stands in for it, for text output */
 	struct kconfig_facts kc;
 	int accepts_enable;     /* 1/0 final: kallsyms, System.map, else config markers */
 	const char *accepts_enable_source; /* "/proc/kallsyms", "System.map-VER", "config" */
