@@ -16,10 +16,20 @@ static bool cl_space(unsigned char c)
 	return c == ' ' || (c >= '\t' && c <= '\r') || c == 0xa0;
 }
 
+#ifdef CMDLINE_MUTANT_DASH
+/* Only in the mutant build of the kernel-parser tier (make
+ * check-kparse-mutant): a deliberately wrong tokenizer for which '-' and
+ * '_' differ, which that tier must catch. */
+static char dash2underscore(char c)
+{
+	return c;
+}
+#else
 static char dash2underscore(char c)
 {
 	return c == '-' ? '_' : c;
 }
+#endif
 
 bool param_name_eq(const char *a, size_t alen, const char *b, size_t blen)
 {
@@ -258,13 +268,46 @@ static bool item_removed(const struct strv *remove, const char *name, size_t nle
 	return false;
 }
 
-enum tok_edit { TOK_KEEP, TOK_CHANGED, TOK_DROP };
+enum tok_edit { TOK_KEEP, TOK_CHANGED, TOK_DROP, TOK_REFUSE };
+
+static size_t count_quotes(const char *t, size_t len)
+{
+	size_t q = 0;
+	for (size_t i = 0; i < len; i++)
+		q += t[i] == '"';
+	return q;
+}
+
+/* Does the kernel read the token nt[0..nlen) as one parameter named like
+ * the original (p, from t) with exactly the value val, and split the rest
+ * of the line as it did (same parity of quotes)? */
+static bool reads_as(const char *t, size_t len, const struct tok_parts *p, const char *nt, size_t nlen,
+		     const struct strbuf *val)
+{
+	if (count_quotes(nt, nlen) % 2 != count_quotes(t, len) % 2)
+		return false;
+	struct cmdline c;
+	cmdline_split(nt, nlen, &c);
+	bool one = c.n == 1 && c.tok[0].start == 0 && c.tok[0].len == nlen && !c.has_dashdash;
+	cmdline_free(&c);
+	if (!one)
+		return false;
+	struct tok_parts q;
+	tok_parse(nt, nlen, &q);
+	return q.has_value && q.name_len == p->name_len &&
+	       memcmp(nt + q.name_off, t + p->name_off, p->name_len) == 0 && q.val_len == val->len &&
+	       memcmp(nt + q.val_off, val->s, val->len) == 0;
+}
 
 /* Takes the removed items out of the token t[0..len). On TOK_CHANGED, out
  * holds the new token: the original bytes without the removed items and
- * one comma each. The token goes (TOK_DROP) when no non-empty item is left,
- * or when the kernel would read what is left differently from the items we
- * kept (quotes inside the list: `x=memory,"a` would turn into `x="a`). */
+ * one comma each; where the kernel would read that differently (quotes
+ * inside the list: `x=memory,"a",b` would turn into `x="a",b`, whose value
+ * the kernel reads as `a",b`), the kept list is wrapped in quotes instead
+ * (`x=""a",b"`, read as `"a",b`). The token goes (TOK_DROP) when no
+ * non-empty item is left. TOK_REFUSE: no token reads as the kept items
+ * (`x=memory,"a b",c`: the wrapping quotes would split it); the token is
+ * then left as it is. */
 static enum tok_edit edit_token(const char *t, size_t len, const struct strv *remove,
 				struct strbuf *out)
 {
@@ -278,6 +321,7 @@ static enum tok_edit edit_token(const char *t, size_t len, const struct strv *re
 	bool any = false, first = true;
 	size_t kept = 0;
 
+	sb_appendn(&val, "", 0);
 	for (size_t i = 0;;) {
 		size_t j = i;
 		while (j < p.val_len && v[j] != ',')
@@ -309,18 +353,59 @@ static enum tok_edit edit_token(const char *t, size_t len, const struct strv *re
 	sb_appendn(&nt, t, p.val_off);
 	sb_appendn(&nt, val.s, val.len);
 	sb_appendn(&nt, t + p.val_off + p.val_len, len - p.val_off - p.val_len);
-
-	struct tok_parts q;
-	tok_parse(nt.s, nt.len, &q);
-	bool same = q.has_value && q.name_off == p.name_off && q.name_len == p.name_len &&
-		    q.val_len == val.len && memcmp(nt.s + q.val_off, val.s, val.len) == 0;
-	sb_free(&val);
-	if (!same) {
+	if (!reads_as(t, len, &p, nt.s, nt.len, &val)) {
+		/* name="kept": the kernel strips the value's leading quote and
+		 * then the token's last one */
 		sb_free(&nt);
-		return TOK_DROP;
+		sb_appendn(&nt, t, p.name_off + p.name_len + 1);
+		sb_appendc(&nt, '"');
+		sb_appendn(&nt, val.s, val.len);
+		sb_appendc(&nt, '"');
+		if (!reads_as(t, len, &p, nt.s, nt.len, &val)) {
+			sb_free(&nt);
+			sb_free(&val);
+			return TOK_REFUSE;
+		}
 	}
+	sb_free(&val);
 	*out = nt;
 	return TOK_CHANGED;
+}
+
+char *cmdline_edit_refused(const char *line, size_t len, const struct strv *remove)
+{
+	struct cmdline c;
+	cmdline_split(line, len, &c);
+	char *bad = NULL;
+	for (size_t k = 0; k < c.n_kernel && !bad; k++) {
+		const char *t = c.line + c.tok[k].start;
+		struct strbuf nt = { 0 };
+		if (edit_token(t, c.tok[k].len, remove, &nt) == TOK_REFUSE)
+			bad = xstrndup(t, c.tok[k].len);
+		sb_free(&nt);
+	}
+	cmdline_free(&c);
+	return bad;
+}
+
+size_t cmdline_size_for_arch(const char *arch)
+{
+	static const struct {
+		const char *arch;
+		size_t size;
+	} sizes[] = {
+		{ "x86", 2048 },   { "x86_64", 2048 }, { "i386", 2048 },	{ "arm64", 2048 },
+		{ "powerpc", 2048 }, { "ia64", 2048 }, { "sparc", 2048 },	{ "sparc64", 2048 },
+		{ "arm", 1024 },   { "riscv", 1024 },  { "parisc", 1024 }, { "mips", 4096 },
+		{ "um", 4096 },	   { "s390", 4096 },   { "alpha", 256 },	{ "arc", 256 },
+		{ "m68k", 256 },   { "microblaze", 256 }, { "xtensa", 256 },	{ "loongarch", 512 },
+		{ "csky", 512 },   { "hexagon", 512 }, { "nios2", 512 },	{ "openrisc", 512 },
+		{ "sh", 512 },
+	};
+	for (size_t i = 0; arch && i < ARRAY_SIZE(sizes); i++)
+		if (streq(arch, sizes[i].arch))
+			return sizes[i].size;
+	return 0;
 }
 
 /* A token to add must be exactly one kernel parameter: non-empty, no
@@ -343,10 +428,7 @@ static bool add_token_ok(const char *a, size_t alen)
 
 static bool token_unterminated(const char *t, size_t len)
 {
-	size_t quotes = 0;
-	for (size_t i = 0; i < len; i++)
-		quotes += t[i] == '"';
-	return quotes % 2;
+	return count_quotes(t, len) % 2;
 }
 
 /* Inserts the parameter a into the line sb: before a "--", else after the
@@ -409,7 +491,7 @@ char *cmdline_edit(const char *line, size_t len, const struct strv *remove,
 	for (size_t k = 0; k < c.n_kernel; k++) {
 		const char *t = line + c.tok[k].start;
 		enum tok_edit r = edit_token(t, c.tok[k].len, remove, &newtok[k]);
-		if (r == TOK_KEEP)
+		if (r == TOK_KEEP || r == TOK_REFUSE)
 			continue;
 		if (removed_out)
 			strv_push(removed_out, xstrndup(t, c.tok[k].len));

@@ -74,8 +74,11 @@ bool cmdline_has_arg(const struct cmdline *c, const char *arg);
  *           else the one before, so a trailing newline stays). Items that
  *           contain '"' are never removed. If the kernel would read the
  *           remaining list differently (a quote inside it, e.g. removing
- *           memory from `x=memory,"a,b"` would leave `x="a,b"`, read as a,b), the whole token
- *           goes instead;
+ *           memory from `x=memory,"a",b` would leave `x="a",b`, read as
+ *           `a",b`), the kept list is written `x=""a",b"`, which the kernel
+ *           reads as `"a",b`; where no token reads as the kept items
+ *           (`x=memory,"a b",c`), the token is left as it is and
+ *           cmdline_edit_refused() names it;
  *   add:    "name=value" tokens inserted in order, each after the last
  *           kernel token (before trailing whitespace or newline) with one
  *           space, or as "token " right before a bare "--", or at the start
@@ -92,6 +95,19 @@ bool cmdline_has_arg(const struct cmdline *c, const char *arg);
  * Returns a newly allocated string. */
 char *cmdline_edit(const char *line, size_t len, const struct strv *remove,
 		   const struct strv *add, struct strv *removed_out);
+
+/* The first kernel token from which cmdline_edit() cannot take the
+ * remove items out without changing how the kernel reads the items it
+ * keeps (it leaves such a token as it is), as a new string; NULL if
+ * there is none. */
+char *cmdline_edit_refused(const char *line, size_t len, const struct strv *remove);
+
+/* The kernel's COMMAND_LINE_SIZE for an architecture as a kernel config
+ * names it ("x86", "arm64", "arm", "riscv", "mips", ...; each arch's
+ * asm/setup.h, else asm-generic's 512; s390: its Kconfig default): it
+ * keeps at most that minus one byte of the line. 0 when arch is NULL or
+ * not known. */
+size_t cmdline_size_for_arch(const char *arch);
 
 /* Joining all tokens' bytes with the original separators gives back the
  * line: exposed for tests (tokenize then join is identity). */

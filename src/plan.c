@@ -2,6 +2,7 @@
  * plan.h. Loading happens through the context; the rest is pure. */
 #include "plan.h"
 
+#include "cmdline.h"
 #include "grub.h"
 #include "util.h"
 
@@ -51,14 +52,46 @@ static char *configured_cmdline(const struct context *ctx, const struct evaluati
 	return NULL;
 }
 
-static void plan_slot(const struct evaluation *ev, struct slot *s, struct slot_change *c, const char *only)
+/* The kernel's limits on the line a slot gives it: a list whose memory
+ * item cannot be taken out exactly, and an edit that pushes the line past
+ * COMMAND_LINE_SIZE - 1 bytes for the kernel's architecture, are refused
+ * (bad input); a line already past it is warned about. */
+static int check_slot_line(const struct slot *s, const struct slot_change *c, const struct kernel *k)
+{
+	_cleanup_free_ char *old = s->content ? slot_cmdline(s) : NULL;
+	if (old) {
+		_cleanup_free_ char *bad = cmdline_edit_refused(old, strlen(old), &c->d->remove);
+		if (bad)
+			return report(EXIT_BADINPUT,
+				      "%s: cannot take memory out of the list in '%s' without changing how the kernel "
+				      "reads its other items; edit it by hand", s->path, bad);
+	}
+	size_t size = cmdline_size_for_arch(k->kc.arch);
+	if (!size)
+		return 0;
+	struct slot t = *s;
+	t.content = c->new_content;
+	t.len = c->new_len;
+	_cleanup_free_ char *new = slot_cmdline(&t);
+	size_t ol = old ? strlen(old) : 0, nl = new ? strlen(new) : 0;
+	if (nl > size - 1 && nl > ol)
+		return report(EXIT_BADINPUT,
+			      "%s: the command line would be %zu bytes, over the %zu a %s kernel keeps "
+			      "(COMMAND_LINE_SIZE %zu): not changed", s->path, nl, size - 1, k->kc.arch, size);
+	if (ol > size - 1)
+		report_warn("%s: the command line is %zu bytes, longer than the %zu a %s kernel keeps "
+			    "(COMMAND_LINE_SIZE %zu): its end is lost at boot", s->path, ol, size - 1, k->kc.arch, size);
+	return 0;
+}
+
+static int plan_slot(const struct evaluation *ev, struct slot *s, struct slot_change *c, const char *only)
 {
 	const char *kernel = s->kernel ? s->kernel : (ev->def ? ev->def->k->version : NULL);
 	const struct kernel_decision *kd = kernel ? evaluation_find(ev, kernel) : NULL;
 	c->kernel = kernel;
 	if (s->unmanaged) {
 		c->state = SLOT_UNMANAGED;
-		return;
+		return 0;
 	}
 	if (!kd) {
 		c->state = SLOT_UNMANAGED;
@@ -67,17 +100,22 @@ static void plan_slot(const struct evaluation *ev, struct slot *s, struct slot_c
 			s->note = xasprintf("belongs to kernel %s, not to %s (--kernel)", kernel ? kernel : "?", only);
 		else
 			s->note = xasprintf("kernel %s is not installed in the root", kernel ? kernel : "?");
-		return;
+		return 0;
 	}
 	c->d = &kd->d;
 	if (s->kind == SLOT_GRUB_CFG) {
 		c->state = grub_cfg_state(s, lookup_decision, (void *)ev);
-		return;
+		return 0;
 	}
 	c->new_content = slot_edit(s, &kd->d, &c->added, &c->removed, &c->new_len);
 	if (!c->new_content) {
 		c->state = SLOT_UNMANAGED;
-		return;
+		return 0;
+	}
+	if (!kd->d.keep) {
+		int r = check_slot_line(s, c, kd->k);
+		if (r < 0)
+			return r;
 	}
 	if (!s->exists) {
 		/* created only to carry something: a keep decision, or one
@@ -87,10 +125,11 @@ static void plan_slot(const struct evaluation *ev, struct slot *s, struct slot_c
 		 * killed between its renames) is still created. */
 		c->changed = s->create && ((!kd->d.keep && kd->d.add.n > 0) || grub_slot_creates(s, &kd->d));
 		c->state = c->changed ? SLOT_MISSING : SLOT_IN_SYNC;
-		return;
+		return 0;
 	}
 	c->changed = c->new_len != s->len || memcmp(c->new_content, s->content, s->len) != 0;
 	c->state = c->changed ? SLOT_DRIFT : SLOT_IN_SYNC;
+	return 0;
 }
 
 char *evaluation_boot_cmdline(const struct evaluation *ev, const struct kernel_decision *kd)
@@ -135,7 +174,9 @@ int evaluate(struct context *ctx, const char *only, struct evaluation *ev)
 	ev->ch = xcalloc(ev->slots.n ? ev->slots.n : 1, sizeof(*ev->ch));
 	ev->in_sync = true;
 	for (size_t i = 0; i < ev->slots.n; i++) {
-		plan_slot(ev, &ev->slots.v[i], &ev->ch[i], only);
+		r = plan_slot(ev, &ev->slots.v[i], &ev->ch[i], only);
+		if (r < 0)
+			return r;
 		if (ev->ch[i].state == SLOT_DRIFT || ev->ch[i].state == SLOT_MISSING)
 			ev->in_sync = false;
 	}

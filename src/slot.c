@@ -221,10 +221,31 @@ static bool is_ws(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
+/* /etc/kernel/cmdline as kernel-install reads it (its loader-entry
+ * plugin: tr -s "$IFS" ' ', then one trailing space dropped): every run
+ * of spaces, tabs and newlines, quoted or not, becomes one space. */
+static char *kernel_install_read(const char *text, size_t len)
+{
+	struct strbuf sb = {0};
+	sb_append(&sb, "");
+	for (size_t i = 0; i < len; i++) {
+		bool ifs = text[i] == ' ' || text[i] == '\t' || text[i] == '\n';
+		if (!ifs)
+			sb_appendc(&sb, text[i]);
+		else if (sb.len == 0 || sb.s[sb.len - 1] != ' ')
+			sb_appendc(&sb, ' ');
+	}
+	if (sb.len > 0 && sb.s[sb.len - 1] == ' ')
+		sb.s[--sb.len] = '\0';
+	return sb_take(&sb);
+}
+
 char *line_slot_cmdline(const struct slot *s)
 {
 	if (!s->content)
 		return NULL;
+	if (s->kind == SLOT_KERNEL_CMDLINE)
+		return kernel_install_read(s->content, s->len);
 	struct strbuf sb = {0};
 	sb_append(&sb, "");
 	size_t i = 0, n = s->len;
@@ -272,9 +293,29 @@ char *line_slot_edit(const struct slot *s, const struct decision *d, struct strv
 {
 	const char *old = s->content ? s->content : "";
 	size_t old_len = s->content ? s->len : 0;
-	char *text = cmdline_edit(old, old_len, &d->remove, NULL, removed);
+	/* The kernel never sees the end of the file: cmdline.txt's line
+	 * break (and the blank lines after it), /etc/kernel/cmdline's last
+	 * run of spaces, tabs and newlines (kernel-install squashes it into
+	 * the space it drops). The edit works on the rest, so that an open
+	 * quote does not take that end into the last token. */
+	size_t body = old_len;
+	if (s->kind == SLOT_KERNEL_CMDLINE) {
+		while (body > 0 && strchr(" \t\n", old[body - 1]))
+			body--;
+	} else {
+		const char *nl = memchr(old, '\n', old_len);
+		if (nl)
+			body = (size_t)(nl - old);
+	}
+	char *text = cmdline_edit(old, body, &d->remove, NULL, removed);
 	size_t len = strlen(text);
 	add_tokens(&text, &len, &d->add, NULL, NULL, added);
+	if (body < old_len) {
+		text = xrealloc(text, len + old_len - body + 1);
+		memcpy(text + len, old + body, old_len - body);
+		len += old_len - body;
+		text[len] = '\0';
+	}
 	/* an empty (or new) file gets a line with its line break */
 	if (old_len == 0 && len > 0) {
 		text = xrealloc(text, len + 2);

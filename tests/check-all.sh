@@ -4,7 +4,8 @@
 # make check-all:  that, then the tiers that need root and more packages:
 #                  Debian's own kernel images read by the layouts test,
 #                  real boots under QEMU (check-boot), the Debian and RPM
-#                  packages (check-pkg), a short fuzzing round (check-fuzz)
+#                  packages (check-pkg), a short fuzzing round (check-fuzz),
+#                  the kernel's own parser on generated edits (check-kparse)
 #                  and the linters (lint).
 # Prints each stage's count and, last, the combined "N passed, N failed".
 set -u
@@ -45,6 +46,7 @@ if [ "${1:-}" = all ]; then
 	stage "boot tests under QEMU" "$make" -s check-boot
 	stage "packages" "$make" -s check-pkg
 	if [ -f mk/fuzz.mk ]; then stage "fuzzing round" "$make" -s check-fuzz; fi
+	stage "kernel parser judges the edits" "$make" -s check-kparse
 	stage "linters" "$make" -s lint
 fi
 echo "$total_p passed, $total_f failed"

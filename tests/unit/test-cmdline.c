@@ -275,12 +275,28 @@ TEST(remove_quoted)
 	const char *l = "foo=\"cgroup_disable=memory\" bar=\"x cgroup_disable=memory\"";
 	_cleanup_free_ char *e = rm_disable(l);
 	CHECK_STR(e, l);
-	/* A leftover list the kernel would read differently: token dropped. */
+	/* A leftover list the kernel would read differently (value
+	 * `"x,memory"` read as `x,memory`): the kept items are wrapped in
+	 * quotes, which the kernel strips, so it reads them as they were. */
 	struct strv removed = { 0 };
 	_cleanup_free_ char *f = ed("a cgroup_disable=memory,\"x,memory\" b", RM_DISABLE, NULL, &removed);
-	CHECK_STR(f, "a b");
+	CHECK_STR(f, "a cgroup_disable=\"\"x,memory\"\" b");
 	CHECK_INT(removed.n, 1);
 	strv_free(&removed);
+	_cleanup_free_ char *f2 = rm_disable("cgroup_disable=memory,\"x\",cpu");
+	CHECK_STR(f2, "cgroup_disable=\"\"x\",cpu\"");
+	/* No token reads as `"a b",cpu` (wrapping quotes would split it):
+	 * left as it is, and named by cmdline_edit_refused(). */
+	const char *h_in = "ro cgroup_disable=memory,\"a b\",cpu quiet";
+	_cleanup_free_ char *h = rm_disable(h_in);
+	CHECK_STR(h, h_in);
+	struct strv rm = { 0 };
+	strv_pushdup(&rm, "cgroup_disable=memory");
+	_cleanup_free_ char *bad = cmdline_edit_refused(h_in, strlen(h_in), &rm);
+	CHECK_STR(bad, "cgroup_disable=memory,\"a b\",cpu");
+	_cleanup_free_ char *none = cmdline_edit_refused("ro cgroup_disable=memory,\"x\",cpu", 31, &rm);
+	CHECK(none == NULL);
+	strv_free(&rm);
 	/* Items with quotes are never taken out. */
 	const char *g_in = "a x=m\"m,y\" b";
 	_cleanup_free_ char *g = ed(g_in, (const char *const[]){ "x=m\"m", NULL }, NULL, NULL);
@@ -535,7 +551,21 @@ TEST(null_and_empty)
 	CHECK_STR(f, "ro");
 }
 
+TEST(size_for_arch)
+{
+	/* each arch's asm/setup.h COMMAND_LINE_SIZE (linux 6.1) */
+	CHECK_INT(cmdline_size_for_arch("x86"), 2048);
+	CHECK_INT(cmdline_size_for_arch("arm64"), 2048);
+	CHECK_INT(cmdline_size_for_arch("arm"), 1024);
+	CHECK_INT(cmdline_size_for_arch("riscv"), 1024);
+	CHECK_INT(cmdline_size_for_arch("mips"), 4096);
+	CHECK_INT(cmdline_size_for_arch("loongarch"), 512);
+	CHECK_INT(cmdline_size_for_arch("m68k"), 256);
+	CHECK_INT(cmdline_size_for_arch("vax"), 0);
+	CHECK_INT(cmdline_size_for_arch(NULL), 0);
+}
+
 TEST_MAIN(T(split_whitespace), T(split_quotes), T(token_name_value), T(dashdash), T(names),
 	  T(has_item_and_arg), T(remove_comma_lists), T(remove_quoted), T(remove_spacing), T(add),
 	  T(add_dashdash), T(remove_and_add), T(join_identity), T(idempotent), T(random_lines),
-	  T(null_and_empty))
+	  T(null_and_empty), T(size_for_arch))
