@@ -10,6 +10,7 @@
 #include "monitor.h"
 #include "plan.h"
 #include "report.h"
+#include "txn.h"
 #include "util.h"
 
 int cmd_check(struct context *ctx, int argc, char **argv)

@@ -47,27 +47,7 @@ static int write_config(struct context *ctx, const char *text, size_t len)
 {
 	if (!ctx->config_path)
 		return write_file_atomic(&ctx->root, ADMIN_POLICY, text, len, 0644);
-	_cleanup_free_ char *dir = xstrdup(ctx->config_path);
-	char *slash = strrchr(dir, '/');
-	const char *name = ctx->config_path;
-	if (slash) {
-		name = slash + 1;
-		if (slash == dir)
-			dir[1] = '\0';
-		else
-			*slash = '\0';
-	} else {
-		free(dir);
-		dir = xstrdup(".");
-	}
-	struct root r;
-	int e = root_open(&r, dir);
-	if (e < 0)
-		return report(EXIT_SYSTEM, "%s: %s", dir, strerror(-e));
-	_cleanup_free_ char *path = xasprintf("/%s", name);
-	e = write_file_atomic(&r, path, text, len, 0644);
-	root_close(&r);
-	return e;
+	return write_host_file_atomic(ctx->config_path, text, len, 0644);
 }
 
 int policy_file_set_mode(struct context *ctx, const char *mode, bool *wrote, bool *exists)

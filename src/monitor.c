@@ -139,30 +139,3 @@ char *prometheus_text(const struct context *ctx, const struct evaluation *ev, in
 	metric(&sb, "memcg_policy_last_check_timestamp_seconds", "When the check ran (Unix time).", NULL, NULL, now);
 	return sb_take(&sb);
 }
-
-int write_host_file_atomic(const char *path, const char *text, size_t len, mode_t mode)
-{
-	_cleanup_free_ char *dir = xstrdup(path);
-	char *slash = strrchr(dir, '/');
-	const char *name = path;
-	if (slash) {
-		name = slash + 1;
-		if (slash == dir)
-			dir[1] = '\0';
-		else
-			*slash = '\0';
-	} else {
-		free(dir);
-		dir = xstrdup(".");
-	}
-	if (!*name)
-		return report(EXIT_USAGE, "%s: not a file name", path);
-	struct root r;
-	int e = root_open(&r, dir);
-	if (e < 0)
-		return report(EXIT_SYSTEM, "%s: %s", dir, strerror(-e));
-	_cleanup_free_ char *p = xasprintf("/%s", name);
-	e = write_file_atomic(&r, p, text, len, mode);
-	root_close(&r);
-	return e;
-}

@@ -24,7 +24,3 @@ void print_plugin_line(const struct context *ctx, const struct evaluation *ev, i
  * exit code and the time. */
 char *prometheus_text(const struct context *ctx, const struct evaluation *ev, int check_exit, long long now);
 
-/* Writes a file of the invoking system (not of --root) atomically: a temp
- * file in its directory, synced, renamed. Returns 0 or a negative exit
- * code (reported). */
-int write_host_file_atomic(const char *path, const char *text, size_t len, mode_t mode);

@@ -98,3 +98,7 @@ void txn_failpoints_from_env(void);
 
 /* Single-file convenience: txn of one. */
 int write_file_atomic(const struct root *r, const char *path, const char *data, size_t len, mode_t new_mode);
+/* Writes a file of the invoking system (not of --root, e.g. --config or
+ * --prometheus) atomically: its directory is opened as a root of its own.
+ * Returns 0 or a negative exit code (reported). */
+int write_host_file_atomic(const char *path, const char *text, size_t len, mode_t mode);
