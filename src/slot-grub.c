@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cmdline.h"
+#include "grub-int.h"
 #include "journal.h"
 #include "slot-kinds.h"
 #include "spawn.h"
@@ -36,40 +37,18 @@
 #define GRUB_DROPIN_DATA_PATH "/usr/share/memcg-policy/99-memcg-policy.cfg"
 #endif
 
-#define MARK "# added by memcg-policy"
-#define DROPIN_NAME "99-memcg-policy.cfg"
 
 /* Largest grub-mkconfig script read to see whether it sources grub.d. */
 #define MAX_SCRIPT (1u << 20)
 
-static const char *const bin_dirs[] = { "/usr/sbin", "/usr/bin", "/sbin", "/bin", "/usr/local/sbin", "/usr/local/bin" };
-static const char *const menus[] = { "/boot/grub/grub.cfg", "/boot/grub2/grub.cfg" };
 static const char *const grubenvs[] = { "/boot/grub2/grubenv", "/boot/grub/grubenv" };
 
 const char *grub_marked_line(void)
 {
-	return "if [ -r " GRUB_DROPIN_DATA_PATH " ]; then . " GRUB_DROPIN_DATA_PATH "; fi  " MARK;
+	return "if [ -r " GRUB_DROPIN_DATA_PATH " ]; then . " GRUB_DROPIN_DATA_PATH "; fi  " GRUB_MARK;
 }
 
 /* ---- small helpers ---- */
-
-/* An executable regular file named name in the root's bin directories. */
-static char *find_tool(const struct root *r, const char *name)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(bin_dirs); i++) {
-		_cleanup_free_ char *p = path_join(bin_dirs[i], name);
-		struct stat st;
-		if (root_stat(r, p, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111))
-			return TAKE_PTR(p);
-	}
-	return NULL;
-}
-
-static const char *basename_of(const char *p)
-{
-	const char *s = strrchr(p, '/');
-	return s ? s + 1 : p;
-}
 
 static bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
@@ -78,8 +57,8 @@ static bool is_marked(const char *line, size_t n)
 {
 	while (n > 0 && (is_blank(line[n - 1]) || line[n - 1] == '\r'))
 		n--;
-	size_t m = strlen(MARK);
-	return n >= m && memcmp(line + n - m, MARK, m) == 0;
+	size_t m = strlen(GRUB_MARK);
+	return n >= m && memcmp(line + n - m, GRUB_MARK, m) == 0;
 }
 
 /* Does the shell text assign GRUB_CMDLINE_LINUX or ..._DEFAULT? Returns the
@@ -171,90 +150,7 @@ static char *shell_value(const char *text, size_t len, const char *name)
 	return out;
 }
 
-/* ---- grubenv ---- */
-
-char *grubenv_get(const char *text, size_t len, const char *name)
-{
-	size_t n = strlen(name);
-	for (size_t i = 0; i < len;) {
-		size_t e = i;
-		/* a line ends at an unescaped '\n' */
-		while (e < len && text[e] != '\n') {
-			if (text[e] == '\\' && e + 1 < len)
-				e++;
-			e++;
-		}
-		if (e > len)
-			e = len;
-		if (e - i > n && memcmp(text + i, name, n) == 0 && text[i + n] == '=') {
-			struct strbuf sb = {0};
-			sb_append(&sb, "");
-			for (size_t j = i + n + 1; j < e; j++) {
-				if (text[j] == '\\' && j + 1 < e)
-					j++;
-				sb_appendc(&sb, text[j]);
-			}
-			return sb_take(&sb);
-		}
-		i = e + 1;
-	}
-	return NULL;
-}
-
 /* ---- finding the slots ---- */
-
-struct regen {
-	char *tool;   /* path in the root: update-grub, grub-mkconfig or grub2-mkconfig */
-	char *menu;   /* the menu it writes; NULL: update-grub's own */
-	bool update_grub;
-};
-
-static void regen_free(struct regen *g)
-{
-	free(g->tool);
-	free(g->menu);
-	memset(g, 0, sizeof(*g));
-}
-
-/* How the root regenerates its menu: update-grub where the menu it writes
- * (/boot/grub/grub.cfg) exists, else grub-mkconfig / grub2-mkconfig -o the
- * menu that exists (theirs first). No menu: nothing to regenerate (GRUB is
- * not the installed boot loader, as Debian's zz-update-grub also assumes). */
-static void find_regen(const struct root *r, struct regen *g)
-{
-	memset(g, 0, sizeof(*g));
-	bool menu_grub = root_is_reg(r, menus[0]), menu_grub2 = root_is_reg(r, menus[1]);
-	if (menu_grub) {
-		g->tool = find_tool(r, "update-grub");
-		if (g->tool) {
-			g->update_grub = true;
-			return;
-		}
-	}
-	char *mk = find_tool(r, "grub-mkconfig");
-	char *mk2 = find_tool(r, "grub2-mkconfig");
-	if (mk2 && (menu_grub2 || (!mk && menu_grub))) {
-		g->tool = mk2;
-		g->menu = xstrdup(menu_grub2 ? menus[1] : menus[0]);
-		free(mk);
-	} else if (mk && (menu_grub || menu_grub2)) {
-		g->tool = mk;
-		g->menu = xstrdup(menu_grub ? menus[0] : menus[1]);
-		free(mk2);
-	} else {
-		free(mk);
-		free(mk2);
-	}
-}
-
-static char *regen_text(const struct regen *g)
-{
-	if (!g->tool)
-		return xstrdup("grub-mkconfig -o MENU");
-	if (g->update_grub)
-		return xstrdup(basename_of(g->tool));
-	return xasprintf("%s -o %s", basename_of(g->tool), g->menu);
-}
 
 static bool newer(const struct stat *a, const struct stat *b)
 {
@@ -277,18 +173,6 @@ static void hint(struct strbuf *sb, char key, const char *text)
 	sb_appendc(sb, '\n');
 }
 
-static char *hint_get(const char *note, char key)
-{
-	for (const char *p = note; p && *p;) {
-		const char *e = strchr(p, '\n');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-		if (n >= 2 && p[0] == key && p[1] == '\t')
-			return xstrndup(p + 2, n - 2);
-		p = e ? e + 1 : p + n;
-	}
-	return NULL;
-}
-
 struct detect {
 	char *mkconfig;
 	bool dropin_support;
@@ -299,11 +183,11 @@ struct detect {
 };
 
 /* Hints about what the menu is generated from, see hint(). */
-static int menu_hints(const struct root *r, const struct detect *dt, const struct regen *g, const char *menu,
+static int menu_hints(const struct root *r, const struct detect *dt, const struct grub_regen *g, const char *menu,
 		      char **out)
 {
 	struct strbuf sb = {0};
-	_cleanup_free_ char *rt = regen_text(g);
+	_cleanup_free_ char *rt = grub_regen_text(g);
 	hint(&sb, 'R', rt);
 	struct stat mst;
 	bool have_mst = root_stat(r, menu, &mst) == 0;
@@ -331,7 +215,7 @@ static int menu_hints(const struct root *r, const struct detect *dt, const struc
 			size_t len;
 			if (root_read_file(r, p, MAX_INPUT_FILE, &text, &len) < 0)
 				continue;
-			if (streq(names[i], DROPIN_NAME)) {
+			if (streq(names[i], GRUB_DROPIN_NAME)) {
 				ours = true;
 				struct stat st;
 				if (have_mst && root_stat(r, p, &st) == 0 && newer(&st, &mst))
@@ -345,9 +229,9 @@ static int menu_hints(const struct root *r, const struct detect *dt, const struc
 			}
 			unsigned line = 0;
 			const char *var = assigns_cmdline(text, len, 0, &line);
-			if (var && strcmp(names[i], DROPIN_NAME) > 0) {
+			if (var && strcmp(names[i], GRUB_DROPIN_NAME) > 0) {
 				_cleanup_free_ char *msg = xasprintf(
-					"a later drop-in overrides ours: %s:%u sets %s after " DROPIN_NAME, p, line, var);
+					"a later drop-in overrides ours: %s:%u sets %s after " GRUB_DROPIN_NAME, p, line, var);
 				hint(&sb, 'O', msg);
 			}
 		}
@@ -390,9 +274,9 @@ static int menu_hints(const struct root *r, const struct detect *dt, const struc
 static int detect(const struct root *r, const struct policy *p, struct detect *dt)
 {
 	memset(dt, 0, sizeof(*dt));
-	dt->mkconfig = find_tool(r, "grub-mkconfig");
+	dt->mkconfig = grub_find_tool(r, "grub-mkconfig");
 	if (!dt->mkconfig)
-		dt->mkconfig = find_tool(r, "grub2-mkconfig");
+		dt->mkconfig = grub_find_tool(r, "grub2-mkconfig");
 	if (dt->mkconfig) {
 		_cleanup_free_ char *text = NULL;
 		size_t len;
@@ -433,8 +317,8 @@ int grub_slots_find(const struct root *r, const struct policy *p, struct slot_li
 		return e;
 	}
 	bool any_menu = false, any_env = false;
-	for (size_t i = 0; i < ARRAY_SIZE(menus); i++)
-		any_menu |= root_is_reg(r, menus[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(grub_menus); i++)
+		any_menu |= root_is_reg(r, grub_menus[i]);
 	for (size_t i = 0; i < ARRAY_SIZE(grubenvs); i++)
 		any_env |= root_is_reg(r, grubenvs[i]);
 	if (!dt.mkconfig && !dt.has_default && !any_menu && !any_env) {
@@ -494,18 +378,18 @@ int grub_slots_find(const struct root *r, const struct policy *p, struct slot_li
 	}
 
 	/* the generated menus */
-	struct regen g;
-	find_regen(r, &g);
-	for (size_t i = 0; i < ARRAY_SIZE(menus); i++) {
+	struct grub_regen g;
+	grub_find_regen(r, &g);
+	for (size_t i = 0; i < ARRAY_SIZE(grub_menus); i++) {
 		struct stat st;
-		if (root_stat(r, menus[i], &st) < 0 || !S_ISREG(st.st_mode))
+		if (root_stat(r, grub_menus[i], &st) < 0 || !S_ISREG(st.st_mode))
 			continue;
-		struct slot *s = slot_list_add(l, SLOT_GRUB_CFG, menus[i]);
-		e = root_read_file(r, menus[i], MAX_INPUT_FILE, &s->content, &s->len);
+		struct slot *s = slot_list_add(l, SLOT_GRUB_CFG, grub_menus[i]);
+		e = root_read_file(r, grub_menus[i], MAX_INPUT_FILE, &s->content, &s->len);
 		if (e < 0) {
-			_cleanup_free_ char *d = root_display(r, menus[i]);
+			_cleanup_free_ char *d = root_display(r, grub_menus[i]);
 			e = report(e == -EFBIG ? EXIT_BADINPUT : EXIT_SYSTEM, "%s: cannot read: %s", d, strerror(-e));
-			regen_free(&g);
+			grub_regen_free(&g);
 			goto out;
 		}
 		s->exists = true;
@@ -513,9 +397,9 @@ int grub_slots_find(const struct root *r, const struct policy *p, struct slot_li
 			set_unmanaged(s, dt.off_note);
 			continue;
 		}
-		menu_hints(r, &dt, &g, menus[i], &s->note);
+		menu_hints(r, &dt, &g, grub_menus[i], &s->note);
 	}
-	regen_free(&g);
+	grub_regen_free(&g);
 	e = 0;
 out:
 	detect_free(&dt);
@@ -598,493 +482,3 @@ bool grub_slot_creates(const struct slot *s, const struct decision *d)
 	       s->create && d && !d->keep;
 }
 
-/* ---- the generated menu ---- */
-
-void grub_split_words(const char *s, size_t len, struct strv *words)
-{
-	struct strbuf w = {0};
-	bool in_word = false;
-	size_t i = 0;
-	while (i < len) {
-		char c = s[i];
-		if (c == '\n' || c == ';')
-			break;
-		if (c == ' ' || c == '\t' || c == '\r') {
-			if (in_word)
-				strv_push(words, sb_take(&w));
-			in_word = false;
-			i++;
-			continue;
-		}
-		if (c == '#' && !in_word)
-			break;
-		if (!in_word)
-			sb_append(&w, "");
-		in_word = true;
-		if (c == '\\') {
-			if (i + 1 < len && s[i + 1] != '\n')
-				sb_appendc(&w, s[i + 1]);
-			i += 2;
-		} else if (c == '\'') {
-			for (i++; i < len && s[i] != '\''; i++)
-				sb_appendc(&w, s[i]);
-			i++;
-		} else if (c == '"') {
-			for (i++; i < len && s[i] != '"'; i++) {
-				if (s[i] == '\\' && i + 1 < len && strchr("\"\\$", s[i + 1]))
-					i++;
-				sb_appendc(&w, s[i]);
-			}
-			i++;
-		} else {
-			sb_appendc(&w, c);
-			i++;
-		}
-	}
-	if (in_word)
-		strv_push(words, sb_take(&w));
-	sb_free(&w);
-}
-
-char *grub_release_from_path(const char *path)
-{
-	_cleanup_free_ char *b = xstrdup(basename_of(path));
-	if (endswith(b, ".efi.signed"))
-		b[strlen(b) - strlen(".efi.signed")] = '\0';
-	/* sed "s,^[^0-9]*-,,": the longest digit-free prefix ending in '-' */
-	size_t cut = 0;
-	for (size_t i = 0; b[i] && !(b[i] >= '0' && b[i] <= '9'); i++)
-		if (b[i] == '-')
-			cut = i + 1;
-	return xstrdup(b + cut);
-}
-
-/* The command line GRUB hands the kernel for these arguments: each word
- * one parameter, quoted when it holds blanks (grub_create_loader_cmdline). */
-static char *words_cmdline(const struct strv *w, size_t from)
-{
-	struct strbuf sb = {0};
-	sb_append(&sb, "");
-	for (size_t i = from; i < w->n; i++) {
-		if (i > from)
-			sb_appendc(&sb, ' ');
-		const char *a = w->v[i];
-		if (strpbrk(a, " \t")) {
-			sb_appendc(&sb, '"');
-			for (const char *p = a; *p; p++)
-				if (*p != '"')
-					sb_appendc(&sb, *p);
-			sb_appendc(&sb, '"');
-		} else {
-			sb_append(&sb, a);
-		}
-	}
-	return sb_take(&sb);
-}
-
-static bool is_linux_cmd(const char *w)
-{
-	return streq(w, "linux") || streq(w, "linux16") || streq(w, "linuxefi");
-}
-
-/* One kernel command line of a menu: from a linux line, or the fallback
- * `set kernelopts="..."` of RHEL 8 style menus. */
-struct menu_line {
-	unsigned line;
-	char *release;  /* NULL: not known (kernelopts) */
-	char *cmdline;
-	bool recovery;
-};
-
-typedef bool (*menu_line_fn)(void *data, const struct menu_line *m);
-
-/* Calls fn for every kernel command line of the sections written by a
- * *linux* script (10_linux, 20_linux_xen, 10_linux_zfs; not 30_os-prober
- * nor 40_custom), or of the whole menu when it has no "### BEGIN" marks.
- * Stops when fn returns false. */
-static void menu_lines(const char *text, size_t len, menu_line_fn fn, void *data)
-{
-	bool marks = (len >= 10 && memcmp(text, "### BEGIN ", 10) == 0) || memmem(text, len, "\n### BEGIN ", 11);
-	bool relevant = !marks, recovery = false;
-	unsigned ln = 0;
-	for (size_t i = 0; i < len;) {
-		size_t e = i;
-		while (e < len && text[e] != '\n')
-			e++;
-		ln++;
-		const char *l = text + i;
-		size_t n = e - i;
-		i = e + 1;
-		if (n >= 10 && memcmp(l, "### BEGIN ", 10) == 0) {
-			_cleanup_free_ char *name = xstrndup(l + 10, n - 10);
-			const char *b = basename_of(name);
-			relevant = strstr(b, "linux") && !strstr(b, "os-prober");
-			continue;
-		}
-		if (n >= 8 && memcmp(l, "### END ", 8) == 0) {
-			relevant = !marks;
-			continue;
-		}
-		if (!relevant)
-			continue;
-		struct strv w = {0};
-		grub_split_words(l, n, &w);
-		struct menu_line m = { .line = ln };
-		if (w.n >= 1 && (streq(w.v[0], "menuentry") || streq(w.v[0], "submenu"))) {
-			recovery = memmem(l, n, "recovery", 8) || memmem(l, n, "rescue", 6);
-		} else if (w.n >= 2 && is_linux_cmd(w.v[0])) {
-			m.release = grub_release_from_path(w.v[1]);
-			m.cmdline = words_cmdline(&w, 2);
-			m.recovery = recovery;
-		} else if (w.n >= 2 && streq(w.v[0], "set") && startswith(w.v[1], "kernelopts=")) {
-			m.cmdline = xstrdup(w.v[1] + strlen("kernelopts="));
-		}
-		strv_free(&w);
-		bool go = true;
-		if (m.cmdline)
-			go = fn(data, &m);
-		free(m.release);
-		free(m.cmdline);
-		if (!go)
-			break;
-	}
-}
-
-/* missing add tokens and present remove items of a command line */
-static void line_faults(const char *line, const struct decision *d, struct strv *missing, struct strv *unwanted)
-{
-	struct cmdline c;
-	cmdline_split(line, strlen(line), &c);
-	for (size_t i = 0; i < d->add.n; i++)
-		if (!cmdline_has_arg(&c, d->add.v[i]))
-			strv_pushdup(missing, d->add.v[i]);
-	for (size_t i = 0; i < d->remove.n; i++) {
-		const char *eq = strchr(d->remove.v[i], '=');
-		if (!eq)
-			continue;
-		_cleanup_free_ char *name = xstrndup(d->remove.v[i], (size_t)(eq - d->remove.v[i]));
-		_cleanup_free_ char *items = xstrdup(eq + 1);
-		for (char *save = NULL, *it = strtok_r(items, ",", &save); it; it = strtok_r(NULL, ",", &save))
-			if (cmdline_has_item(&c, name, it))
-				strv_push(unwanted, xasprintf("%s=%s", name, it));
-	}
-	cmdline_free(&c);
-}
-
-struct verify {
-	decision_lookup_fn lookup;
-	void *data;
-	unsigned total, bad, bad_normal, bad_recovery, recovery_total;
-	unsigned first_line;
-	char *first_release;
-	struct strv missing, unwanted; /* of the first bad line */
-	struct strv unwanted_all;
-};
-
-static void join_into(struct strbuf *sb, const struct strv *v)
-{
-	for (size_t i = 0; i < v->n; i++) {
-		if (i)
-			sb_append(sb, ", ");
-		sb_append(sb, v->v[i]);
-	}
-}
-
-static bool verify_line(void *data, const struct menu_line *m)
-{
-	struct verify *v = data;
-	const struct decision *d = v->lookup(v->data, m->release);
-	if (!d || d->keep)
-		return true;
-	v->total++;
-	v->recovery_total += m->recovery;
-	struct strv missing = {0}, unwanted = {0};
-	line_faults(m->cmdline, d, &missing, &unwanted);
-	if (missing.n || unwanted.n) {
-		v->bad++;
-		if (m->recovery)
-			v->bad_recovery++;
-		else
-			v->bad_normal++;
-		for (size_t i = 0; i < unwanted.n; i++)
-			if (!strv_contains(&v->unwanted_all, unwanted.v[i]))
-				strv_pushdup(&v->unwanted_all, unwanted.v[i]);
-		if (!v->first_line) {
-			v->first_line = m->line;
-			v->first_release = m->release ? xstrdup(m->release) : NULL;
-			v->missing = missing;
-			v->unwanted = unwanted;
-			return true;
-		}
-	}
-	strv_free(&missing);
-	strv_free(&unwanted);
-	return true;
-}
-
-enum slot_state grub_cfg_state(struct slot *s, decision_lookup_fn lookup, void *data)
-{
-	_cleanup_free_ char *hints = TAKE_PTR(s->note);
-	if (!s->content)
-		return SLOT_IN_SYNC;
-	struct verify v = { .lookup = lookup, .data = data };
-	menu_lines(s->content, s->len, verify_line, &v);
-	if (!v.bad) {
-		strv_free(&v.unwanted_all);
-		return SLOT_IN_SYNC;
-	}
-	struct strbuf sb = {0};
-	sb_appendf(&sb, "line %u", v.first_line);
-	if (v.first_release)
-		sb_appendf(&sb, " (%s)", v.first_release);
-	if (v.missing.n) {
-		sb_append(&sb, " lacks ");
-		join_into(&sb, &v.missing);
-	}
-	if (v.unwanted.n) {
-		sb_append(&sb, v.missing.n ? " and has " : " has ");
-		join_into(&sb, &v.unwanted);
-	}
-	sb_appendf(&sb, "; %u of %u kernel command lines do not carry the decision: ", v.bad, v.total);
-
-	_cleanup_free_ char *regen = hint_get(hints, 'R');
-	_cleanup_free_ char *over = hint_get(hints, 'O');
-	_cleanup_free_ char *miss = hint_get(hints, 'M');
-	_cleanup_free_ char *defv = hint_get(hints, 'D');
-	_cleanup_free_ char *stale = hint_get(hints, 'S');
-	bool default_contradicts = false;
-	if (defv && v.unwanted_all.n && v.bad_recovery == 0 && v.recovery_total > 0) {
-		/* only normal entries are wrong: they get GRUB_CMDLINE_LINUX_DEFAULT too */
-		struct cmdline c;
-		cmdline_split(defv, strlen(defv), &c);
-		for (size_t i = 0; i < v.unwanted_all.n && !default_contradicts; i++) {
-			const char *eq = strchr(v.unwanted_all.v[i], '=');
-			_cleanup_free_ char *name = xstrndup(v.unwanted_all.v[i], (size_t)(eq - v.unwanted_all.v[i]));
-			default_contradicts = cmdline_has_item(&c, name, eq + 1);
-		}
-		cmdline_free(&c);
-	}
-	if (over) {
-		sb_append(&sb, over);
-	} else if (miss) {
-		sb_append(&sb, miss);
-	} else {
-		if (default_contradicts) {
-			sb_append(&sb, "GRUB_CMDLINE_LINUX_DEFAULT contradicts the decision (");
-			join_into(&sb, &v.unwanted_all);
-			sb_append(&sb, ") and the menu predates the drop-in: ");
-		}
-		sb_appendf(&sb, "stale menu: regenerate with %s", regen ? regen : "grub-mkconfig");
-		if (stale)
-			sb_appendf(&sb, " (%s)", stale);
-	}
-	s->note = sb_take(&sb);
-	free(v.first_release);
-	strv_free(&v.missing);
-	strv_free(&v.unwanted);
-	strv_free(&v.unwanted_all);
-	return SLOT_DRIFT;
-}
-
-/* Would regenerating fix this menu's drift? Not when something overrides
- * the drop-in or it is not in place. */
-static bool regeneration_helps(const struct slot *s)
-{
-	return !s->note || (!strstr(s->note, "overrides") && !strstr(s->note, "not installed") &&
-			    !strstr(s->note, "is missing from"));
-}
-
-static bool first_line(void *data, const struct menu_line *m)
-{
-	char **out = data;
-	*out = xstrdup(m->cmdline);
-	return false;
-}
-
-char *grub_slot_cmdline(const struct slot *s)
-{
-	if (!s->content)
-		return NULL;
-	switch (s->kind) {
-	case SLOT_GRUBENV:
-		return xstrdup(s->content);
-	case SLOT_GRUB_CFG: {
-		char *out = NULL;
-		menu_lines(s->content, s->len, first_line, &out);
-		return out;
-	}
-	default:
-		return NULL;
-	}
-}
-
-/* ---- running the root's GRUB tools ---- */
-
-static int tool_failed(const char *what, int rc, const char *output)
-{
-	size_t n = output ? strlen(output) : 0;
-	while (n > 0 && output[n - 1] == '\n')
-		n--;
-	if (rc < 0)
-		return report(EXIT_SYSTEM, "%s: cannot run: %s", what, strerror(-rc));
-	return report(EXIT_SYSTEM, "%s failed (exit status %d)%s%.*s", what, rc, n ? ":\n" : "", (int)n,
-		      n ? output : "");
-}
-
-/* Runs a tool of the root: directly on a live system, else chrooted into
- * the root, with MEMCG_POLICY_IMAGE=1 so that the drop-in has memcg-policy
- * read the tree as an image (--root /), as this run does, rather than as the
- * machine the chroot happens to run on (its RAM, its running kernel). */
-static int run_in_root(const struct root *r, const char *const *argv, char **output)
-{
-	static const char *const image_env[] = { "MEMCG_POLICY_IMAGE=1", NULL };
-	return spawn_run(argv, r->live ? NULL : image_env, r->live ? NULL : r->path, NULL, output);
-}
-
-/* grub-editenv GRUBENV set kernelopts=VALUE. The root's own tool (chrooted
- * with --root); with --root where the root has none, or its tool cannot
- * run here (another architecture, no privilege to chroot), the host's
- * grub2-editenv / grub-editenv on the file opened inside the root and
- * handed over as /proc/self/fd/3: symlinks (/boot/grub2/grubenv ->
- * ../efi/EFI/redhat/grubenv) resolve inside the root, never on the host.
- * Then reads the value back. */
-static int editenv_set(const struct root *r, const char *path, const char *value, unsigned *ran)
-{
-	_cleanup_free_ char *disp = root_display(r, path);
-	_cleanup_free_ char *assign = xasprintf("kernelopts=%s", value);
-	_cleanup_free_ char *tool = find_tool(r, "grub2-editenv");
-	if (!tool)
-		tool = find_tool(r, "grub-editenv");
-	_cleanup_free_ char *out = NULL;
-	int rc = -ENOENT;
-	if (tool) {
-		const char *argv[] = { tool, path, "set", assign, NULL };
-		rc = run_in_root(r, argv, &out);
-		(*ran)++;
-		if (rc != 0 && (r->live || rc > 0))
-			return tool_failed(basename_of(tool), rc, out);
-	}
-	if (rc < 0) {
-		/* --root: the host's tool on the root's file */
-		_cleanup_close_ int fd = root_openat(r, path, O_RDONLY | O_CLOEXEC, 0);
-		if (fd < 0)
-			return report(EXIT_SYSTEM, "%s: %s", disp, strerror(-fd));
-		const int fds[] = { fd, -1 };
-		static const char *const host_tools[] = { "grub2-editenv", "grub-editenv" };
-		for (size_t i = 0; i < ARRAY_SIZE(host_tools) && rc < 0; i++) {
-			const char *argv[] = { host_tools[i], "/proc/self/fd/3", "set", assign, NULL };
-			free(out);
-			out = NULL;
-			rc = spawn_run(argv, NULL, NULL, fds, &out);
-			if (rc >= 0)
-				(*ran)++;
-			if (rc != 0 && rc != -ENOENT)
-				return tool_failed(host_tools[i], rc, out);
-		}
-		if (rc < 0)
-			return report(EXIT_SYSTEM, "%s: no grub2-editenv or grub-editenv to set kernelopts with", disp);
-	}
-	/* read back */
-	_cleanup_free_ char *text = NULL;
-	size_t len;
-	int e = root_read_file(r, path, 64u << 10, &text, &len);
-	if (e < 0)
-		return report(EXIT_SYSTEM, "%s: cannot read: %s", disp, strerror(-e));
-	_cleanup_free_ char *now = grubenv_get(text, len, "kernelopts");
-	if (!now || !streq(now, value))
-		return report(EXIT_SYSTEM, "%s: kernelopts is not what grub-editenv was asked to set", disp);
-	return 0;
-}
-
-int grub_set_kernelopts(const struct root *r, const char *grubenv_path, const char *value)
-{
-	unsigned ran = 0;
-	return editenv_set(r, grubenv_path, value, &ran);
-}
-
-static bool is_input(enum slot_kind k)
-{
-	return k == SLOT_GRUB_DROPIN || k == SLOT_GRUB_DEFAULT || k == SLOT_GRUBENV;
-}
-
-int grub_after_commit(const struct root *r, const struct policy *p, const struct slot_list *l,
-		      const bool *changed, bool no_regenerate, unsigned *ran_tools)
-{
-	unsigned ran_dummy = 0;
-	if (!ran_tools)
-		ran_tools = &ran_dummy;
-	bool regen = false;
-	bool journal_loaded = false;
-	struct journal j = {0};
-	int e = 0;
-	for (size_t i = 0; i < l->n && e >= 0; i++) {
-		const struct slot *s = &l->v[i];
-		if (!changed[i] || s->unmanaged)
-			continue;
-		if (s->kind == SLOT_GRUB_CFG) {
-			/* asked for: a menu that drifts although its inputs are in place */
-			regen |= regeneration_helps(s);
-			continue;
-		}
-		if (!is_input(s->kind))
-			continue;
-		regen = true;
-		if (s->kind != SLOT_GRUBENV)
-			continue;
-		/* the value to set is what the commit journaled as written */
-		if (!journal_loaded) {
-			e = journal_load(r, &j);
-			journal_loaded = true;
-			if (e < 0)
-				break;
-		}
-		struct journal_entry *je = journal_find(&j, s->path);
-		if (!je || !je->written) {
-			/* nothing of ours to set (revert already put the
-			 * original back and dropped the journal) */
-			log_verbose("%s: no kernelopts value journaled: not set", s->path);
-			continue;
-		}
-		_cleanup_free_ char *value = xstrndup(je->written, je->written_len);
-		if (s->content && streq(s->content, value))
-			continue; /* already so */
-		e = editenv_set(r, s->path, value, ran_tools);
-	}
-	if (journal_loaded)
-		journal_free(&j);
-	if (e < 0 || !regen)
-		return e < 0 ? e : 0;
-
-	struct regen g;
-	find_regen(r, &g);
-	if (!g.tool) {
-		log_verbose("no GRUB menu with a grub-mkconfig to regenerate it: nothing regenerated");
-		regen_free(&g);
-		return 0;
-	}
-	enum tristate want = p ? p->regenerate : TRI_AUTO;
-	if (no_regenerate || want == TRI_NO || (want == TRI_AUTO && !r->live)) {
-		_cleanup_free_ char *how = regen_text(&g);
-		if (no_regenerate || want == TRI_NO)
-			log_verbose("GRUB menu not regenerated (%s): run %s", no_regenerate ? "--no-regenerate" : "regenerate = no",
-				    how);
-		else
-			report_warn("GRUB menu not regenerated in %s (--root): run %s inside it, or set regenerate = yes in "
-				    "[bootloaders]",
-				    r->path, how);
-		regen_free(&g);
-		return 0;
-	}
-	const char *argv_ug[] = { g.tool, NULL };
-	const char *argv_mk[] = { g.tool, "-o", g.menu, NULL };
-	_cleanup_free_ char *out = NULL;
-	log_verbose("running %s%s%s", g.tool, g.menu ? " -o " : "", g.menu ? g.menu : "");
-	int rc = run_in_root(r, g.update_grub ? argv_ug : argv_mk, &out);
-	(*ran_tools)++;
-	if (rc != 0)
-		e = tool_failed(basename_of(g.tool), rc, out);
-	else if (out && *out)
-		log_verbose("%s", out);
-	regen_free(&g);
-	return e;
-}

@@ -1,0 +1,54 @@
+/* grub-int.h - private to the GRUB modules (slot-grub.c: finding and
+ * editing the inputs; grub-menu.c: reading generated menus; grub-run.c:
+ * running the root's GRUB tools; grub-tokens.c: the recorded tokens;
+ * grubenv.c: the environment block). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "grub.h"
+#include "rootfs.h"
+#include "util.h"
+
+#define GRUB_MARK "# added by memcg-policy"
+#define GRUB_DROPIN_NAME "99-memcg-policy.cfg"
+
+extern const char *const grub_menus[2];     /* /boot/grub/grub.cfg, /boot/grub2/grub.cfg */
+
+/* An executable regular file named name in the root's bin directories. */
+char *grub_find_tool(const struct root *r, const char *name);
+const char *grub_basename(const char *p);
+
+/* How the root regenerates its menu. */
+struct grub_regen {
+	char *tool;   /* path in the root: update-grub, grub-mkconfig or grub2-mkconfig */
+	char *menu;   /* the menu it writes; NULL: update-grub's own */
+	bool update_grub;
+};
+void grub_find_regen(const struct root *r, struct grub_regen *g);
+void grub_regen_free(struct grub_regen *g);
+/* "update-grub", "grub2-mkconfig -o /boot/grub2/grub.cfg" */
+char *grub_regen_text(const struct grub_regen *g);
+
+/* A hint line "KEY\tTEXT" of a menu slot's note (see menu_hints). */
+char *grub_hint_get(const char *note, char key);
+
+/* One kernel command line of a menu: from a linux line, or the fallback
+ * `set kernelopts="..."` of RHEL 8 style menus. */
+struct menu_line {
+	unsigned line;
+	char *release;  /* NULL: not known (kernelopts) */
+	char *cmdline;
+	bool recovery;
+};
+
+typedef bool (*menu_line_fn)(void *data, const struct menu_line *m);
+
+/* Calls fn for every kernel command line of the sections written by a
+ * *linux* script, or of the whole menu when it has no "### BEGIN" marks.
+ * Stops when fn returns false. */
+void grub_menu_lines(const char *text, size_t len, menu_line_fn fn, void *data);
+
+/* Would regenerating fix this menu's drift? */
+bool grub_regeneration_helps(const struct slot *s);

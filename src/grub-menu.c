@@ -1,0 +1,326 @@
+/* grub-menu.c - reading a generated GRUB menu (never edited): its linux
+ * lines, the kernel release each one boots, and whether they carry the
+ * decision (grub.h). Pure. */
+#include <stdio.h>
+
+#include "cmdline.h"
+#include "grub-int.h"
+
+char *grub_hint_get(const char *note, char key)
+{
+	for (const char *p = note; p && *p;) {
+		const char *e = strchr(p, '\n');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		if (n >= 2 && p[0] == key && p[1] == '\t')
+			return xstrndup(p + 2, n - 2);
+		p = e ? e + 1 : p + n;
+	}
+	return NULL;
+}
+
+void grub_split_words(const char *s, size_t len, struct strv *words)
+{
+	struct strbuf w = {0};
+	bool in_word = false;
+	size_t i = 0;
+	while (i < len) {
+		char c = s[i];
+		if (c == '\n' || c == ';')
+			break;
+		if (c == ' ' || c == '\t' || c == '\r') {
+			if (in_word)
+				strv_push(words, sb_take(&w));
+			in_word = false;
+			i++;
+			continue;
+		}
+		if (c == '#' && !in_word)
+			break;
+		if (!in_word)
+			sb_append(&w, "");
+		in_word = true;
+		if (c == '\\') {
+			if (i + 1 < len && s[i + 1] != '\n')
+				sb_appendc(&w, s[i + 1]);
+			i += 2;
+		} else if (c == '\'') {
+			for (i++; i < len && s[i] != '\''; i++)
+				sb_appendc(&w, s[i]);
+			i++;
+		} else if (c == '"') {
+			for (i++; i < len && s[i] != '"'; i++) {
+				if (s[i] == '\\' && i + 1 < len && strchr("\"\\$", s[i + 1]))
+					i++;
+				sb_appendc(&w, s[i]);
+			}
+			i++;
+		} else {
+			sb_appendc(&w, c);
+			i++;
+		}
+	}
+	if (in_word)
+		strv_push(words, sb_take(&w));
+	sb_free(&w);
+}
+
+char *grub_release_from_path(const char *path)
+{
+	_cleanup_free_ char *b = xstrdup(grub_basename(path));
+	if (endswith(b, ".efi.signed"))
+		b[strlen(b) - strlen(".efi.signed")] = '\0';
+	/* sed "s,^[^0-9]*-,,": the longest digit-free prefix ending in '-' */
+	size_t cut = 0;
+	for (size_t i = 0; b[i] && !(b[i] >= '0' && b[i] <= '9'); i++)
+		if (b[i] == '-')
+			cut = i + 1;
+	return xstrdup(b + cut);
+}
+
+/* The command line GRUB hands the kernel for these arguments: each word
+ * one parameter, quoted when it holds blanks (grub_create_loader_cmdline). */
+static char *words_cmdline(const struct strv *w, size_t from)
+{
+	struct strbuf sb = {0};
+	sb_append(&sb, "");
+	for (size_t i = from; i < w->n; i++) {
+		if (i > from)
+			sb_appendc(&sb, ' ');
+		const char *a = w->v[i];
+		if (strpbrk(a, " \t")) {
+			sb_appendc(&sb, '"');
+			for (const char *p = a; *p; p++)
+				if (*p != '"')
+					sb_appendc(&sb, *p);
+			sb_appendc(&sb, '"');
+		} else {
+			sb_append(&sb, a);
+		}
+	}
+	return sb_take(&sb);
+}
+
+static bool is_linux_cmd(const char *w)
+{
+	return streq(w, "linux") || streq(w, "linux16") || streq(w, "linuxefi");
+}
+
+/* Calls fn for every kernel command line of the sections written by a
+ * *linux* script (10_linux, 20_linux_xen, 10_linux_zfs; not 30_os-prober
+ * nor 40_custom), or of the whole menu when it has no "### BEGIN" marks.
+ * Stops when fn returns false. */
+void grub_menu_lines(const char *text, size_t len, menu_line_fn fn, void *data)
+{
+	bool marks = (len >= 10 && memcmp(text, "### BEGIN ", 10) == 0) || memmem(text, len, "\n### BEGIN ", 11);
+	bool relevant = !marks, recovery = false;
+	unsigned ln = 0;
+	for (size_t i = 0; i < len;) {
+		size_t e = i;
+		while (e < len && text[e] != '\n')
+			e++;
+		ln++;
+		const char *l = text + i;
+		size_t n = e - i;
+		i = e + 1;
+		if (n >= 10 && memcmp(l, "### BEGIN ", 10) == 0) {
+			_cleanup_free_ char *name = xstrndup(l + 10, n - 10);
+			const char *b = grub_basename(name);
+			relevant = strstr(b, "linux") && !strstr(b, "os-prober");
+			continue;
+		}
+		if (n >= 8 && memcmp(l, "### END ", 8) == 0) {
+			relevant = !marks;
+			continue;
+		}
+		if (!relevant)
+			continue;
+		struct strv w = {0};
+		grub_split_words(l, n, &w);
+		struct menu_line m = { .line = ln };
+		if (w.n >= 1 && (streq(w.v[0], "menuentry") || streq(w.v[0], "submenu"))) {
+			recovery = memmem(l, n, "recovery", 8) || memmem(l, n, "rescue", 6);
+		} else if (w.n >= 2 && is_linux_cmd(w.v[0])) {
+			m.release = grub_release_from_path(w.v[1]);
+			m.cmdline = words_cmdline(&w, 2);
+			m.recovery = recovery;
+		} else if (w.n >= 2 && streq(w.v[0], "set") && startswith(w.v[1], "kernelopts=")) {
+			m.cmdline = xstrdup(w.v[1] + strlen("kernelopts="));
+		}
+		strv_free(&w);
+		bool go = true;
+		if (m.cmdline)
+			go = fn(data, &m);
+		free(m.release);
+		free(m.cmdline);
+		if (!go)
+			break;
+	}
+}
+
+/* missing add tokens and present remove items of a command line */
+static void line_faults(const char *line, const struct decision *d, struct strv *missing, struct strv *unwanted)
+{
+	struct cmdline c;
+	cmdline_split(line, strlen(line), &c);
+	for (size_t i = 0; i < d->add.n; i++)
+		if (!cmdline_has_arg(&c, d->add.v[i]))
+			strv_pushdup(missing, d->add.v[i]);
+	for (size_t i = 0; i < d->remove.n; i++) {
+		const char *eq = strchr(d->remove.v[i], '=');
+		if (!eq)
+			continue;
+		_cleanup_free_ char *name = xstrndup(d->remove.v[i], (size_t)(eq - d->remove.v[i]));
+		_cleanup_free_ char *items = xstrdup(eq + 1);
+		for (char *save = NULL, *it = strtok_r(items, ",", &save); it; it = strtok_r(NULL, ",", &save))
+			if (cmdline_has_item(&c, name, it))
+				strv_push(unwanted, xasprintf("%s=%s", name, it));
+	}
+	cmdline_free(&c);
+}
+
+struct verify {
+	decision_lookup_fn lookup;
+	void *data;
+	unsigned total, bad, bad_normal, bad_recovery, recovery_total;
+	unsigned first_line;
+	char *first_release;
+	struct strv missing, unwanted; /* of the first bad line */
+	struct strv unwanted_all;
+};
+
+static void join_into(struct strbuf *sb, const struct strv *v)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		if (i)
+			sb_append(sb, ", ");
+		sb_append(sb, v->v[i]);
+	}
+}
+
+static bool verify_line(void *data, const struct menu_line *m)
+{
+	struct verify *v = data;
+	const struct decision *d = v->lookup(v->data, m->release);
+	if (!d || d->keep)
+		return true;
+	v->total++;
+	v->recovery_total += m->recovery;
+	struct strv missing = {0}, unwanted = {0};
+	line_faults(m->cmdline, d, &missing, &unwanted);
+	if (missing.n || unwanted.n) {
+		v->bad++;
+		if (m->recovery)
+			v->bad_recovery++;
+		else
+			v->bad_normal++;
+		for (size_t i = 0; i < unwanted.n; i++)
+			if (!strv_contains(&v->unwanted_all, unwanted.v[i]))
+				strv_pushdup(&v->unwanted_all, unwanted.v[i]);
+		if (!v->first_line) {
+			v->first_line = m->line;
+			v->first_release = m->release ? xstrdup(m->release) : NULL;
+			v->missing = missing;
+			v->unwanted = unwanted;
+			return true;
+		}
+	}
+	strv_free(&missing);
+	strv_free(&unwanted);
+	return true;
+}
+
+enum slot_state grub_cfg_state(struct slot *s, decision_lookup_fn lookup, void *data)
+{
+	_cleanup_free_ char *hints = TAKE_PTR(s->note);
+	if (!s->content)
+		return SLOT_IN_SYNC;
+	struct verify v = { .lookup = lookup, .data = data };
+	grub_menu_lines(s->content, s->len, verify_line, &v);
+	if (!v.bad) {
+		strv_free(&v.unwanted_all);
+		return SLOT_IN_SYNC;
+	}
+	struct strbuf sb = {0};
+	sb_appendf(&sb, "line %u", v.first_line);
+	if (v.first_release)
+		sb_appendf(&sb, " (%s)", v.first_release);
+	if (v.missing.n) {
+		sb_append(&sb, " lacks ");
+		join_into(&sb, &v.missing);
+	}
+	if (v.unwanted.n) {
+		sb_append(&sb, v.missing.n ? " and has " : " has ");
+		join_into(&sb, &v.unwanted);
+	}
+	sb_appendf(&sb, "; %u of %u kernel command lines do not carry the decision: ", v.bad, v.total);
+
+	_cleanup_free_ char *regen = grub_hint_get(hints, 'R');
+	_cleanup_free_ char *over = grub_hint_get(hints, 'O');
+	_cleanup_free_ char *miss = grub_hint_get(hints, 'M');
+	_cleanup_free_ char *defv = grub_hint_get(hints, 'D');
+	_cleanup_free_ char *stale = grub_hint_get(hints, 'S');
+	bool default_contradicts = false;
+	if (defv && v.unwanted_all.n && v.bad_recovery == 0 && v.recovery_total > 0) {
+		/* only normal entries are wrong: they get GRUB_CMDLINE_LINUX_DEFAULT too */
+		struct cmdline c;
+		cmdline_split(defv, strlen(defv), &c);
+		for (size_t i = 0; i < v.unwanted_all.n && !default_contradicts; i++) {
+			const char *eq = strchr(v.unwanted_all.v[i], '=');
+			_cleanup_free_ char *name = xstrndup(v.unwanted_all.v[i], (size_t)(eq - v.unwanted_all.v[i]));
+			default_contradicts = cmdline_has_item(&c, name, eq + 1);
+		}
+		cmdline_free(&c);
+	}
+	if (over) {
+		sb_append(&sb, over);
+	} else if (miss) {
+		sb_append(&sb, miss);
+	} else {
+		if (default_contradicts) {
+			sb_append(&sb, "GRUB_CMDLINE_LINUX_DEFAULT contradicts the decision (");
+			join_into(&sb, &v.unwanted_all);
+			sb_append(&sb, ") and the menu predates the drop-in: ");
+		}
+		sb_appendf(&sb, "stale menu: regenerate with %s", regen ? regen : "grub-mkconfig");
+		if (stale)
+			sb_appendf(&sb, " (%s)", stale);
+	}
+	s->note = sb_take(&sb);
+	free(v.first_release);
+	strv_free(&v.missing);
+	strv_free(&v.unwanted);
+	strv_free(&v.unwanted_all);
+	return SLOT_DRIFT;
+}
+
+/* Would regenerating fix this menu's drift? Not when something overrides
+ * the drop-in or it is not in place. */
+bool grub_regeneration_helps(const struct slot *s)
+{
+	return !s->note || (!strstr(s->note, "overrides") && !strstr(s->note, "not installed") &&
+			    !strstr(s->note, "is missing from"));
+}
+
+static bool first_line(void *data, const struct menu_line *m)
+{
+	char **out = data;
+	*out = xstrdup(m->cmdline);
+	return false;
+}
+
+char *grub_slot_cmdline(const struct slot *s)
+{
+	if (!s->content)
+		return NULL;
+	switch (s->kind) {
+	case SLOT_GRUBENV:
+		return xstrdup(s->content);
+	case SLOT_GRUB_CFG: {
+		char *out = NULL;
+		grub_menu_lines(s->content, s->len, first_line, &out);
+		return out;
+	}
+	default:
+		return NULL;
+	}
+}
