@@ -210,6 +210,9 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 		for (size_t i = 0; ev.def && i < ev.def->d.warnings.n; i++)
 			if (!o->hook || log_verbosity > 0)
 				report_warn("%s", ev.def->d.warnings.v[i]);
+		for (size_t i = 0; i < ev.grub.warnings.n; i++)
+			if (!o->hook || log_verbosity > 0)
+				report_warn("%s", ev.grub.warnings.v[i]);
 		if (obj) {
 			json_report_evaluation(obj, ctx, &ev);
 			struct json_object *was;

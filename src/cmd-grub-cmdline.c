@@ -1,20 +1,47 @@
 /* cmd-grub-cmdline.c - plumbing for the GRUB drop-in:
- *   grub-cmdline [--no-add] VALUE
- * prints VALUE with the managed tokens set as decided for the default
- * kernel, every other byte kept; --no-add only takes out contradicting
- * tokens (for GRUB_CMDLINE_LINUX_DEFAULT). On any error: no output and a
- * non-zero exit, so the drop-in keeps the value unchanged. */
+ *   grub-cmdline [--no-add] [--] LINUX [DEFAULT]
+ * prints GRUB_CMDLINE_LINUX (and GRUB_CMDLINE_LINUX_DEFAULT, on a second
+ * line) with the tokens the last apply recorded for GRUB (GRUB_TOKENS_PATH)
+ * applied, read as one line (grub_filter); it never reads the policy.
+ * Without recorded data the values are printed as they are. --no-add with
+ * one VALUE only takes contradicting tokens out of it (a
+ * GRUB_CMDLINE_LINUX_DEFAULT alone). On any error: no output and a
+ * non-zero exit, so the drop-in keeps the values unchanged. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <json-c/json.h>
 
-#include "cmdline.h"
-#include "decide.h"
+#include "grub.h"
 #include "report.h"
 #include "util.h"
 
 #include "context.h"
+
+/* The recorded tokens; *have false where there are none. */
+static int load_tokens(const struct context *ctx, struct grub_tokens *t, bool *have)
+{
+	memset(t, 0, sizeof(*t));
+	*have = false;
+	const char *override = getenv(ENV_GRUB_TOKENS);
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	int e = override && *override ? read_host_file(override, 64u << 10, &text, &len)
+				      : root_read_file(&ctx->root, GRUB_TOKENS_PATH, 64u << 10, &text, &len);
+	if (e == -ENOENT)
+		return 0;
+	_cleanup_free_ char *disp = override && *override ? xstrdup(override) : root_display(&ctx->root, GRUB_TOKENS_PATH);
+	if (e < 0)
+		return report(EXIT_SYSTEM, "%s: cannot read: %s", disp, strerror(-e));
+	unsigned bad;
+	e = grub_tokens_parse(text, len, t, &bad);
+	if (e < 0)
+		return report(EXIT_BADINPUT, "%s:%u: " GRUB_TOKENS_BAD, disp, bad);
+	*have = true;
+	return 0;
+}
 
 int cmd_grub_cmdline(struct context *ctx, int argc, char **argv)
 {
@@ -30,73 +57,44 @@ int cmd_grub_cmdline(struct context *ctx, int argc, char **argv)
 		default: return EXIT_USAGE;
 		}
 	}
-	if (argc - optind != 1) {
-		report(EXIT_USAGE, "grub-cmdline: exactly one VALUE expected");
+	int nv = argc - optind;
+	if (nv < 1 || nv > 2 || (no_add && nv != 1)) {
+		report(EXIT_USAGE, "grub-cmdline: LINUX [DEFAULT] expected (--no-add: one VALUE)");
 		return EXIT_USAGE;
 	}
-	const char *value = argv[optind];
-	int r = context_load_policy(ctx);
-	if (r >= 0)
-		r = context_load_kernels(ctx, NULL);
-	struct kernel *def = r >= 0 ? kernels_default(&ctx->kernels) : NULL;
-	if (r >= 0 && !def)
-		r = report(EXIT_BADINPUT, "no kernel found");
-	for (size_t i = 0; r >= 0 && i < ctx->kernels.n; i++)
-		if (ctx->kernels.k[i].config_error)
-			r = ctx->kernels.k[i].config_error;
-	if (r >= 0)
-		r = context_load_system(ctx);
+	const char *lin = no_add ? "" : argv[optind];
+	const char *def = no_add ? argv[optind] : nv == 2 ? argv[optind + 1] : "";
+	struct grub_tokens t;
+	bool have;
+	int r = load_tokens(ctx, &t, &have);
 	if (r < 0)
 		return -r;
-
-	/* One command line serves every kernel in the menu. Where all kernels
-	 * are decided alike, it carries the union of their tokens (each is
-	 * harmless where another kernel ignores it: cgroup_enable=memory is
-	 * an unknown parameter on a mainline kernel); otherwise the default
-	 * kernel's decision is used and the others show drift in status. */
-	struct strv add = {0}, remove = {0};
-	struct decision *d = xcalloc(ctx->kernels.n, sizeof(*d));
-	bool alike = true;
-	size_t idef = 0;
-	for (size_t i = 0; i < ctx->kernels.n; i++) {
-		struct decide_kernel dk;
-		decide_kernel_init(&dk, &ctx->kernels.k[i], &ctx->policy);
-		decide(&ctx->policy, &dk, &ctx->sys, value, &d[i]);
-		if (&ctx->kernels.k[i] == def)
-			idef = i;
+	_cleanup_free_ char *lo = NULL, *dout = NULL;
+	if (have && no_add)
+		strv_free(&t.add);
+	if (have) {
+		r = grub_filter(&t, lin, def, &lo, &dout);
+		grub_tokens_free(&t);
+		if (r < 0) {
+			return -report(EXIT_BADINPUT, "grub-cmdline: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT "
+						      "cannot be edited safely (a line break, or a quote left open across "
+						      "them on a memcg argument): left unchanged");
+		}
+	} else {
+		lo = xstrdup(lin);
+		dout = xstrdup(def);
 	}
-	for (size_t i = 0; i < ctx->kernels.n; i++)
-		if (d[i].keep != d[idef].keep || d[i].state != d[idef].state)
-			alike = false;
-	for (size_t i = 0; i < ctx->kernels.n; i++) {
-		if (!alike && i != idef)
-			continue;
-		for (size_t j = 0; j < d[i].add.n; j++)
-			if (!strv_contains(&add, d[i].add.v[j]))
-				strv_pushdup(&add, d[i].add.v[j]);
-	}
-	for (size_t i = 0; i < ctx->kernels.n; i++) {
-		if (!alike && i != idef)
-			continue;
-		for (size_t j = 0; j < d[i].remove.n; j++)
-			if (!strv_contains(&remove, d[i].remove.v[j]) && !strv_contains(&add, d[i].remove.v[j]))
-				strv_pushdup(&remove, d[i].remove.v[j]);
-	}
-	if (!alike)
-		report_warn("the installed kernels are decided differently; the GRUB command line follows the "
-			    "default kernel %s (see memcg-policy status)", def->version);
-	for (size_t i = 0; i < ctx->kernels.n; i++)
-		decision_free(&d[i]);
-	free(d);
-	struct strv none = {0};
-	_cleanup_free_ char *out = cmdline_edit(value, strlen(value), &remove, no_add ? &none : &add, NULL);
-	strv_free(&add);
-	strv_free(&remove);
 	if (ctx->json) {
+		/* the first value printed */
 		struct json_object *o = json_report_new(ctx, "grub-cmdline");
-		json_report_set(o, "grub_value", json_object_new_string(out));
+		json_report_set(o, "grub_value", json_object_new_string(no_add ? dout : lo));
 		return json_report_emit(o, EXIT_OK);
 	}
-	printf("%s\n", out);
+	if (no_add)
+		printf("%s\n", dout);
+	else if (nv == 1)
+		printf("%s\n", lo);
+	else
+		printf("%s\n%s\n", lo, dout);
 	return EXIT_OK;
 }

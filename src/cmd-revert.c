@@ -31,6 +31,11 @@ static char *reverted_content(const struct journal_entry *e, const char *cur, si
 			      bool *delete)
 {
 	*delete = false;
+	if (streq(e->path, GRUB_TOKENS_PATH)) {
+		/* the tool's own data: gone, whatever it holds */
+		*delete = true;
+		return NULL;
+	}
 	if (cur_len == e->written_len && memcmp(cur, e->written, cur_len) == 0) {
 		if (!e->had_original) {
 			*delete = true;
@@ -107,7 +112,7 @@ static int revert_journal(struct context *ctx, bool dry_run, const char *kernel,
 		_cleanup_free_ char *content = reverted_content(e, cur, cur_len, &len, &del);
 		if (!del && len == cur_len && memcmp(content, cur, len) == 0)
 			continue;
-		if (startswith(e->path, "/etc/default/grub"))
+		if (startswith(e->path, "/etc/default/grub") || streq(e->path, GRUB_TOKENS_PATH))
 			grub_input = true;
 		if (obj)
 			json_report_file(obj, e->path, del ? "removed" : "restored", &e->removed, &e->added);

@@ -162,7 +162,7 @@ int grub_set_kernelopts(const struct root *r, const char *grubenv_path, const ch
 
 static bool is_input(enum slot_kind k)
 {
-	return k == SLOT_GRUB_DROPIN || k == SLOT_GRUB_DEFAULT || k == SLOT_GRUBENV;
+	return k == SLOT_GRUB_DROPIN || k == SLOT_GRUB_DEFAULT || k == SLOT_GRUBENV || k == SLOT_GRUB_TOKENS;
 }
 
 int grub_after_commit(const struct root *r, const struct policy *p, const struct slot_list *l,

@@ -67,6 +67,60 @@ char *grub_default_unmark(const char *text, size_t len, size_t *new_len);
 #define GRUB_DEFAULT_PATH "/etc/default/grub"
 const char *grub_marked_line(void);
 
+/* ---- the recorded decision (grub-tokens.c) ----
+ * apply records what the drop-in applies in a data file the tool owns and
+ * journals like every file it writes; the drop-in (through grub-cmdline)
+ * reads only that file, never the policy: keep keeps, a policy error at
+ * kernel-update time keeps the last applied state, revert deletes it. */
+#define GRUB_TOKENS_PATH "/var/lib/memcg-policy/grub.tokens"
+/* For apply --dry-run only: the program the drop-in runs, and the data it
+ * reads instead of GRUB_TOKENS_PATH. */
+#define ENV_GRUB_FILTER "MEMCG_POLICY_FILTER"
+#define ENV_GRUB_TOKENS "MEMCG_POLICY_GRUB_TOKENS"
+
+struct grub_tokens {
+	struct strv add;     /* tokens to have: "cgroup_disable=memory" */
+	struct strv remove;  /* "name=item" not to have */
+};
+/* "add TOKEN" / "remove TOKEN" lines, # comments; only memcg arguments
+ * (cgroup_disable=, cgroup_enable=, cgroup.memory=) are accepted: anything
+ * else is bad input (-EXIT_BADINPUT, its line in *bad_line; nothing
+ * printed: see GRUB_TOKENS_BAD). */
+int grub_tokens_parse(const char *text, size_t len, struct grub_tokens *t, unsigned *bad_line);
+#define GRUB_TOKENS_BAD "not \"add TOKEN\" or \"remove TOKEN\" with a memcg argument"
+char *grub_tokens_format(const struct grub_tokens *t, size_t *len);
+void grub_tokens_free(struct grub_tokens *t);
+
+/* One kernel of a menu, for grub_menu_decision. */
+struct grub_kernel {
+	const char *release;
+	bool accepts_enable;
+	const struct decision *d;
+};
+/* The one decision a GRUB command line follows for all n kernels: keep when
+ * none has an opinion; where all are decided alike the union of their
+ * tokens, else the default kernel's (idef), with a warning. A
+ * cgroup_enable= token is never added when some kernel of the menu does not
+ * accept it (a warning says which kernel then boots with memcg off). */
+void grub_menu_decision(const struct grub_kernel *k, size_t n, size_t idef, struct decision *out);
+
+/* The decision every GRUB slot of an evaluation follows (grub_menu_decision
+ * over the n kernels); where it is keep and the data file of l holds
+ * tokens, those: the last applied state. A data file that cannot be read
+ * then is bad input (-EXIT_BADINPUT, reported). */
+struct kernel_decision;
+int grub_decision(const struct kernel_decision *kd, size_t n, const struct kernel_decision *def,
+		  const struct slot_list *l, struct decision *out);
+
+/* The filter: GRUB_CMDLINE_LINUX (lin) and GRUB_CMDLINE_LINUX_DEFAULT (def)
+ * reach the kernel joined by a space and are read as one line: the
+ * removed items go from both (not from what follows a "--" in lin, which
+ * goes to init), the added tokens go into lin (recovery entries get only
+ * lin) and out of def (so normal entries carry them once). Every other byte
+ * is kept. -EXIT_BADINPUT (nothing set) for a value with a line break or an
+ * open quote in lin running on into def through a memcg argument. */
+int grub_filter(const struct grub_tokens *t, const char *lin, const char *def, char **lin_out, char **def_out);
+
 /* Pure helpers, exposed for tests. */
 /* Words of one line of GRUB script: blanks separate them; '...' is
  * literal; "..." keeps $ and takes \ \" \$ as escapes; a backslash outside

@@ -14,13 +14,17 @@ const struct kernel_decision *evaluation_find(const struct evaluation *ev, const
 	return NULL;
 }
 
+/* One GRUB command line serves every kernel of a menu. */
 static const struct decision *lookup_decision(void *data, const char *release)
 {
 	const struct evaluation *ev = data;
-	const struct kernel_decision *kd = release ? evaluation_find(ev, release) : NULL;
-	if (!kd)
-		kd = ev->def;
-	return kd ? &kd->d : NULL;
+	(void)release;
+	return &ev->grub;
+}
+
+static bool is_grub_kind(enum slot_kind k)
+{
+	return k == SLOT_GRUB_DROPIN || k == SLOT_GRUB_DEFAULT || k == SLOT_GRUBENV || k == SLOT_GRUB_TOKENS;
 }
 
 /* The command line the current configuration gives a kernel, for
@@ -107,7 +111,9 @@ static int plan_slot(const struct evaluation *ev, struct slot *s, struct slot_ch
 		c->state = grub_cfg_state(s, lookup_decision, (void *)ev);
 		return 0;
 	}
-	c->new_content = slot_edit(s, &kd->d, &c->added, &c->removed, &c->new_len);
+	const struct decision *d = is_grub_kind(s->kind) ? &ev->grub : &kd->d;
+	c->d = d;
+	c->new_content = slot_edit(s, d, &c->added, &c->removed, &c->new_len);
 	if (!c->new_content) {
 		c->state = SLOT_UNMANAGED;
 		return 0;
@@ -123,7 +129,7 @@ static int plan_slot(const struct evaluation *ev, struct slot *s, struct slot_ch
 		 * counts, not what this edit added: a file created from an
 		 * entry that already has the tokens (an earlier run was
 		 * killed between its renames) is still created. */
-		c->changed = s->create && ((!kd->d.keep && kd->d.add.n > 0) || grub_slot_creates(s, &kd->d));
+		c->changed = s->create && ((!d->keep && d->add.n > 0) || grub_slot_creates(s, d));
 		c->state = c->changed ? SLOT_MISSING : SLOT_IN_SYNC;
 		return 0;
 	}
@@ -171,6 +177,9 @@ int evaluate(struct context *ctx, const char *only, struct evaluation *ev)
 		decide(&ctx->policy, &kd->dk, &ctx->sys, configured, &kd->d);
 	}
 
+	r = grub_decision(ev->kd, ev->n_kd, ev->def, &ev->slots, &ev->grub);
+	if (r < 0)
+		return r;
 	ev->ch = xcalloc(ev->slots.n ? ev->slots.n : 1, sizeof(*ev->ch));
 	ev->in_sync = true;
 	for (size_t i = 0; i < ev->slots.n; i++) {
@@ -202,6 +211,7 @@ void evaluation_free(struct evaluation *ev)
 	for (size_t i = 0; i < ev->n_kd; i++)
 		decision_free(&ev->kd[i].d);
 	free(ev->kd);
+	decision_free(&ev->grub);
 	for (size_t i = 0; i < ev->slots.n && ev->ch; i++) {
 		free(ev->ch[i].new_content);
 		strv_free(&ev->ch[i].added);

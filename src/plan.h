@@ -30,6 +30,7 @@ struct evaluation {
 	struct kernel_decision *kd;
 	size_t n_kd;
 	struct kernel_decision *def; /* the default kernel's */
+	struct decision grub;        /* what the GRUB slots follow (grub_decision) */
 	struct slot_list slots;
 	struct slot_change *ch;      /* one per slot, same index */
 	bool in_sync;

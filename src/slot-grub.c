@@ -342,6 +342,17 @@ int grub_slots_find(const struct root *r, const struct policy *p, struct slot_li
 			set_unmanaged(s, dt.off_note);
 		else if (!dt.managed)
 			set_unmanaged(s, uncertain);
+		/* the data the drop-in reads */
+		bool unmanaged = s->unmanaged;
+		s = slot_list_add(l, SLOT_GRUB_TOKENS, GRUB_TOKENS_PATH);
+		e = slot_read_text(r, GRUB_TOKENS_PATH, &s->content, &s->len);
+		if (e < 0)
+			goto out;
+		s->exists = s->content != NULL;
+		s->create = !s->exists;
+		s->mode = 0644;
+		if (unmanaged)
+			set_unmanaged(s, dt.off_note ? dt.off_note : uncertain);
 	}
 
 	/* RHEL 8 style kernelopts */
@@ -440,6 +451,31 @@ static char *default_edit(const struct slot *s, size_t *new_len)
 	return sb_take(&sb);
 }
 
+/* The data file: the decision's tokens; left as it is for keep, and when
+ * it already says the same (whatever its comments). */
+static char *tokens_edit(const struct slot *s, const struct decision *d, size_t *new_len)
+{
+	if (!d || d->keep)
+		return slot_content_copy(s, new_len);
+	struct grub_tokens now = {0};
+	bool same = false;
+	if (s->content) {
+		unsigned bad; /* a bad file is rewritten */
+		if (grub_tokens_parse(s->content, s->len, &now, &bad) == 0) {
+			same = now.add.n == d->add.n && now.remove.n == d->remove.n;
+			for (size_t i = 0; same && i < d->add.n; i++)
+				same = strv_contains(&now.add, d->add.v[i]);
+			for (size_t i = 0; same && i < d->remove.n; i++)
+				same = strv_contains(&now.remove, d->remove.v[i]);
+			grub_tokens_free(&now);
+		}
+	}
+	if (same)
+		return slot_content_copy(s, new_len);
+	struct grub_tokens t = { d->add, d->remove };
+	return grub_tokens_format(&t, new_len);
+}
+
 char *grub_slot_edit(const struct slot *s, const struct decision *d, struct strv *added, struct strv *removed,
 		     size_t *new_len)
 {
@@ -461,6 +497,8 @@ char *grub_slot_edit(const struct slot *s, const struct decision *d, struct strv
 		if (!d || d->keep)
 			return slot_content_copy(s, new_len);
 		return default_edit(s, new_len);
+	case SLOT_GRUB_TOKENS:
+		return tokens_edit(s, d, new_len);
 	case SLOT_GRUBENV: {
 		if (!d || d->keep)
 			return slot_content_copy(s, new_len);
@@ -478,7 +516,8 @@ char *grub_slot_edit(const struct slot *s, const struct decision *d, struct strv
 
 bool grub_slot_creates(const struct slot *s, const struct decision *d)
 {
-	return (s->kind == SLOT_GRUB_DROPIN || s->kind == SLOT_GRUB_DEFAULT) && !s->unmanaged && !s->exists &&
+	return (s->kind == SLOT_GRUB_DROPIN || s->kind == SLOT_GRUB_DEFAULT || s->kind == SLOT_GRUB_TOKENS) &&
+	       !s->unmanaged && !s->exists &&
 	       s->create && d && !d->keep;
 }
 

@@ -21,6 +21,7 @@ static const char *const kind_names[] = {
 	[SLOT_GRUB_CFG] = "grub-cfg",
 	[SLOT_GRUBENV] = "grubenv",
 	[SLOT_UKI] = "uki",
+	[SLOT_GRUB_TOKENS] = "grub-tokens",
 };
 
 const char *slot_kind_name(enum slot_kind k)
@@ -189,6 +190,7 @@ char *slot_edit(const struct slot *s, const struct decision *d, struct strv *add
 	case SLOT_GRUB_DROPIN:
 	case SLOT_GRUB_DEFAULT:
 	case SLOT_GRUBENV:
+	case SLOT_GRUB_TOKENS:
 		return grub_slot_edit(s, d, added, removed, new_len);
 	case SLOT_GRUB_CFG:
 	case SLOT_UKI:

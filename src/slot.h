@@ -21,6 +21,7 @@ enum slot_kind {
 	SLOT_GRUB_CFG,       /* generated menu: read only, verified */
 	SLOT_GRUBENV,        /* kernelopts in grubenv: only through grub-editenv */
 	SLOT_UKI,            /* UKIs in $BOOT/EFI/Linux: read only */
+	SLOT_GRUB_TOKENS,    /* /var/lib/memcg-policy/grub.tokens: what the GRUB drop-in applies */
 };
 
 enum slot_state { SLOT_IN_SYNC, SLOT_DRIFT, SLOT_MISSING, SLOT_UNMANAGED };

@@ -1,36 +1,84 @@
 #!/bin/bash
-# grub-cmdline: the plumbing the GRUB drop-in calls. One command line serves
-# every kernel of the menu: kernels decided alike get the union of their
-# tokens; kernels decided differently get the default kernel's, with a
-# warning; any error gives no output and a non-zero exit.
+# grub-cmdline: the plumbing the GRUB drop-in calls. It applies the tokens
+# the last apply recorded (/var/lib/memcg-policy/grub.tokens), never the
+# policy, to GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT read as the
+# one line the kernel gets; without data it changes nothing; any error
+# gives no output and a non-zero exit.
+# shellcheck source=../lib.sh disable=SC1091
 . "$TOP/tests/lib.sh"
 CFG="$FIX/configs"
 
-root=$(mkroot)
-add_kernel "$root" 3.16.0-11-amd64 "$CFG/debian8-3.16-amd64.config"
+# grub_root: a root with GRUB (Debian's grub-mkconfig, a menu) and kernels
+grub_root() {
+	local r
+	r=$(mkroot)
+	mkdir -p "$r/etc/default" "$r/usr/sbin" "$r/boot/grub"
+	cp /usr/sbin/grub-mkconfig "$r/usr/sbin/" 2>/dev/null ||
+		printf '#! /bin/sh\nfor x in ${sysconfdir}/default/grub.d/*.cfg ; do :; done\n' >"$r/usr/sbin/grub-mkconfig"
+	chmod 0755 "$r/usr/sbin/grub-mkconfig"
+	printf 'GRUB_CMDLINE_LINUX=""\n' >"$r/etc/default/grub"
+	: >"$r/boot/grub/grub.cfg"
+	echo "$r"
+}
+tokens() { mkdir -p "$1/var/lib/memcg-policy" && cat >"$1/var/lib/memcg-policy/grub.tokens"; }
+
+root=$(grub_root)
 add_kernel "$root" 6.1.0-41-amd64 "$CFG/debian12-amd64.config"
 
-printf '[policy]\nmode = on\n' | write_policy "$root/etc/memcg-policy.conf"
-expect_exit "on, old and new kernels: exit 0" 0 "$MEMCG_POLICY" --root "$root" grub-cmdline 'quiet cgroup_disable=memory splash'
-expect_eq "on: the old kernel's cgroup_enable=memory for all, disable removed" "$OUT" "quiet splash cgroup_enable=memory"
-expect_exit "on --no-add: exit 0" 0 "$MEMCG_POLICY" --root "$root" grub-cmdline --no-add 'quiet cgroup_disable=memory'
-expect_eq "on --no-add: only takes out" "$OUT" "quiet"
+expect_exit "no data: exit 0" 0 "$MEMCG_POLICY" --root "$root" grub-cmdline -- 'quiet cgroup_enable=memory' 'splash  x'
+expect_eq "no data: both values unchanged" "$OUT" "$(printf 'quiet cgroup_enable=memory\nsplash  x')"
 
 printf '[policy]\nmode = off\n' | write_policy "$root/etc/memcg-policy.conf"
-expect_exit "off: exit 0" 0 "$MEMCG_POLICY" --root "$root" grub-cmdline 'root=/dev/sda1 cgroup_enable=memory -- single'
-expect_eq "off: disable added before --, enable removed" "$OUT" "root=/dev/sda1 cgroup_disable=memory -- single"
+expect_exit "apply off records the tokens" 0 "$MEMCG_POLICY" --root "$root" apply
+expect_eq "the recorded tokens" "$(grep -v '^#' "$root/var/lib/memcg-policy/grub.tokens")" \
+	"$(printf 'add cgroup_disable=memory\nremove cgroup_enable=memory')"
 
-printf '[policy]\nmode = off\n[kernel 3.*]\nmode = on\n' | write_policy "$root/etc/memcg-policy.conf"
-expect_exit "mixed decisions: exit 0" 0 "$MEMCG_POLICY" --root "$root" grub-cmdline 'quiet'
-expect_eq "mixed decisions: the default kernel's decision" "$OUT" "quiet cgroup_disable=memory"
-check "mixed decisions: a warning says so" grep -q 'decided differently' <<<"$ERR"
+expect_exit "off: exit 0" 0 "$MEMCG_POLICY" --root "$root" grub-cmdline -- 'root=/dev/sda1 cgroup_enable=memory' 'quiet cgroup-enable=memory splash'
+expect_eq "off: added to LINUX, contradicting tokens out of both" "$OUT" \
+	"$(printf 'root=/dev/sda1 cgroup_disable=memory\nquiet splash')"
+expect_exit "-- in LINUX: exit 0" 0 "$MEMCG_POLICY" --root "$root" grub-cmdline -- 'a cgroup_enable=memory -- single' 'cgroup_enable=memory'
+expect_eq "-- in LINUX: added before it; DEFAULT goes to init and stays" "$OUT" \
+	"$(printf 'a cgroup_disable=memory -- single\ncgroup_enable=memory')"
+expect_exit "open quote in LINUX: exit 0" 0 "$MEMCG_POLICY" --root "$root" grub-cmdline -- 'a foo="x' 'cgroup_enable=memory" cgroup_enable=memory q'
+expect_eq "open quote in LINUX: the quoted part of DEFAULT is a value, the rest is edited" "$OUT" \
+	"$(printf 'a cgroup_disable=memory foo="x\ncgroup_enable=memory" q')"
+expect_exit "token in DEFAULT only: exit 0" 0 "$MEMCG_POLICY" --root "$root" grub-cmdline -- 'ro' 'cgroup_disable=memory quiet'
+expect_eq "token in DEFAULT only: into LINUX (recovery), once for normal entries" "$OUT" \
+	"$(printf 'ro cgroup_disable=memory\nquiet')"
+expect_exit "one VALUE: exit 0" 0 "$MEMCG_POLICY" --root "$root" grub-cmdline 'quiet  "a b"   cgroup_enable=memory'
+expect_eq "one VALUE: LINUX alone, other bytes kept" "$OUT" 'quiet  "a b" cgroup_disable=memory'
+expect_exit "--no-add: exit 0" 0 "$MEMCG_POLICY" --root "$root" grub-cmdline --no-add 'quiet cgroup_enable=memory'
+expect_eq "--no-add: only takes out" "$OUT" "quiet"
 
-printf '[policy]\nmode = auto\n' | write_policy "$root/etc/memcg-policy.conf"
-expect_exit "keep: exit 0" 0 "$MEMCG_POLICY" --root "$root" grub-cmdline 'quiet  "a b"   cgroup_disable=memory'
-expect_eq "keep: every byte as it was" "$OUT" 'quiet  "a b"   cgroup_disable=memory'
+printf '[policy]\nmode = sometimes\n' | write_policy "$root/etc/memcg-policy.conf"
+expect_exit "a policy error: still exit 0 (the policy is never read)" 0 "$MEMCG_POLICY" --root "$root" grub-cmdline -- 'a cgroup_enable=memory' ''
+expect_eq "a policy error: the last applied state" "$OUT" "a cgroup_disable=memory"
 
-printf '[policy]\nmode = maybe\n' | write_policy "$root/etc/memcg-policy.conf"
-expect_exit "bad policy: exit 3" 3 "$MEMCG_POLICY" --root "$root" grub-cmdline 'quiet'
-expect_eq "bad policy: no output" "$OUT" ""
+printf 'add cgroup_disable=memory\nadd init=/bin/sh\n' | tokens "$root"
+expect_exit "data with a foreign token: exit 3" 3 "$MEMCG_POLICY" --root "$root" grub-cmdline -- 'a' 'b'
+expect_eq "data with a foreign token: no output" "$OUT" ""
+case $ERR in
+*"/var/lib/memcg-policy/grub.tokens:2: "*) pass "data with a foreign token: FILE:LINE" ;;
+*) fail "data with a foreign token: FILE:LINE" "$ERR" ;;
+esac
+printf 'add cgroup_disable=memory\n' | tokens "$root"
+expect_exit "a line break in a value: exit 3" 3 "$MEMCG_POLICY" --root "$root" grub-cmdline -- "$(printf 'a\nb')" ''
+expect_eq "a line break in a value: no output" "$OUT" ""
 expect_exit "no VALUE: exit 2" 2 "$MEMCG_POLICY" --root "$root" grub-cmdline
-expect_exit "two VALUEs: exit 2" 2 "$MEMCG_POLICY" --root "$root" grub-cmdline a b
+expect_exit "three VALUEs: exit 2" 2 "$MEMCG_POLICY" --root "$root" grub-cmdline a b c
+
+# one menu line for kernels that disagree on cgroup_enable=: never added
+# to the kernel that does not accept it
+mixed=$(grub_root)
+add_kernel "$mixed" 3.16.0-11-amd64 "$CFG/debian8-3.16-amd64.config"
+add_kernel "$mixed" 6.1.0-41-amd64 "$CFG/debian12-amd64.config"
+printf '[policy]\nmode = on\n' | write_policy "$mixed/etc/memcg-policy.conf"
+expect_exit "mixed menu, mode on: apply" 0 "$MEMCG_POLICY" --root "$mixed" apply
+case $ERR in
+*"cgroup_enable=memory is not added"*"6.1.0-41-amd64 does not accept it; 3.16.0-11-amd64 boots with memcg off"*)
+	pass "mixed menu: a warning names both kernels" ;;
+*) fail "mixed menu: a warning names both kernels" "$ERR" ;;
+esac
+expect_eq "mixed menu: cgroup_enable=memory not recorded" "$(grep -c '^add' "$mixed/var/lib/memcg-policy/grub.tokens")" 0
+expect_exit "mixed menu: grub-cmdline" 0 "$MEMCG_POLICY" --root "$mixed" grub-cmdline -- 'cgroup_disable=memory' 'q'
+expect_eq "mixed menu: disable out, enable not added" "$OUT" "$(printf '\nq')"

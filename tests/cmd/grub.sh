@@ -254,17 +254,17 @@ dropin_tests() {
 	local d
 	d=$(mkroot)
 	mkdir -p "$d/ok" "$d/bad" "$d/none"
-	# a working program: echoes its arguments back in brackets
+	# a working program: echoes both values back in brackets, one a line
 	cat >"$d/ok/memcg-policy" <<'EOF'
 #!/bin/sh
 img=
 if [ "$1" = --root ] && [ "$2" = / ]; then img=" image"; shift 2; fi
 [ "$1" = grub-cmdline ] || exit 9
 shift
-if [ "$1" = --no-add ]; then shift; [ "$1" = -- ] || exit 9; shift; printf '[%s] nodefault%s\n' "$1" "$img"; exit 0; fi
 [ "$1" = -- ] || exit 9
 shift
-printf '[%s] added%s\n' "$1" "$img"
+[ $# -eq 2 ] || exit 9
+printf '[%s] added%s\n[%s] nodefault%s\n' "$1" "$img" "$2" "$img"
 EOF
 	printf '#!/bin/sh\necho garbage\nexit 3\n' >"$d/bad/memcg-policy"
 	chmod 0755 "$d/ok/memcg-policy" "$d/bad/memcg-policy"
@@ -301,18 +301,33 @@ EOF
 			skip "drop-in ($sh): missing program (this host has memcg-policy in$fixed)"
 		fi
 	done
-	# the real program, through the wrapper, with `set -e` in dash
+	# the real program, through the wrapper, with `set -e` in dash: it
+	# applies what apply recorded, and nothing without that data
 	local r
 	r=$(mkroot)
 	add_kernel "$r" 6.1.0-13-amd64 "$CFG/debian12-amd64.config"
-	printf '[policy]\nmode = off\n' | write_policy "$r/etc/memcg-policy.conf"
+	mkdir -p "$r/usr/sbin" "$r/etc/default/grub.d" "$r/boot/grub"
+	cp /usr/sbin/grub-mkconfig "$r/usr/sbin/"
+	printf 'GRUB_CMDLINE_LINUX=""\n' >"$r/etc/default/grub"
+	: >"$r/boot/grub/grub.cfg"
 	wrapper "$r"
-	out=$(PATH="$W/bin:/usr/bin:/bin" dash -c "set -e; GRUB_CMDLINE_LINUX='console=ttyS0 cgroup_enable=memory'; GRUB_CMDLINE_LINUX_DEFAULT='quiet cgroup-enable=memory splash'; . '$DROPIN'; printf '%s|%s' \"\$GRUB_CMDLINE_LINUX\" \"\$GRUB_CMDLINE_LINUX_DEFAULT\"")
-	expect_eq "drop-in + grub-cmdline: tokens set, others kept" "$out" "console=ttyS0 cgroup_disable=memory|quiet splash"
-	# a policy error: grub-cmdline fails, no output, the values stay
+	local prog="set -e; GRUB_CMDLINE_LINUX='console=ttyS0 cgroup_enable=memory'; GRUB_CMDLINE_LINUX_DEFAULT='quiet cgroup-enable=memory splash'; . '$DROPIN'; printf '%s|%s' \"\$GRUB_CMDLINE_LINUX\" \"\$GRUB_CMDLINE_LINUX_DEFAULT\""
+	out=$(PATH="$W/bin:/usr/bin:/bin" dash -c "$prog" 2>&1)
+	expect_eq "drop-in + grub-cmdline without recorded data: unchanged" "$out" \
+		"console=ttyS0 cgroup_enable=memory|quiet cgroup-enable=memory splash"
+	printf '[policy]\nmode = off\n' | write_policy "$r/etc/memcg-policy.conf"
+	"$MEMCG_POLICY" --root "$r" apply >/dev/null 2>&1
+	out=$(PATH="$W/bin:/usr/bin:/bin" dash -c "$prog" 2>&1)
+	expect_eq "drop-in + grub-cmdline: recorded tokens set, others kept" "$out" "console=ttyS0 cgroup_disable=memory|quiet splash"
+	# a policy error: the drop-in never reads the policy; the last applied state stays
 	printf '[policy]\nmode = sometimes\n' | write_policy "$r/etc/memcg-policy.conf"
-	out=$(PATH="$W/bin:/usr/bin:/bin" dash -c "set -e; GRUB_CMDLINE_LINUX='a cgroup_enable=memory'; GRUB_CMDLINE_LINUX_DEFAULT='q'; . '$DROPIN'; printf '%s|%s' \"\$GRUB_CMDLINE_LINUX\" \"\$GRUB_CMDLINE_LINUX_DEFAULT\"" 2>/dev/null)
-	expect_eq "drop-in + grub-cmdline with a bad policy: unchanged" "$out" "a cgroup_enable=memory|q"
+	out=$(PATH="$W/bin:/usr/bin:/bin" dash -c "$prog" 2>/dev/null)
+	expect_eq "drop-in + grub-cmdline with a bad policy: the last applied state" "$out" "console=ttyS0 cgroup_disable=memory|quiet splash"
+	# bad data: grub-cmdline fails, no output, the values stay, and it says so
+	printf 'add init=/bin/sh\n' >"$r/var/lib/memcg-policy/grub.tokens"
+	out=$(PATH="$W/bin:/usr/bin:/bin" dash -c "$prog" 2>"$W/err")
+	expect_eq "drop-in + grub-cmdline with bad data: unchanged" "$out" "console=ttyS0 cgroup_enable=memory|quiet cgroup-enable=memory splash"
+	check "drop-in + grub-cmdline with bad data: says why" grep -q 'grub.tokens:1: ' "$W/err"
 }
 
 # ---- Debian family: the drop-in in /etc/default/grub.d ----
@@ -344,7 +359,8 @@ debian_case() {
 
 	expect_exit "$name: check before apply: drift" 1 "$MEMCG_POLICY" --root "$root" check
 	expect_exit "$name: apply" 0 "$MEMCG_POLICY" --root "$root" apply
-	expect_eq "$name: apply installs the drop-in" "$(changes_of "$OUT")" "created /etc/default/grub.d/99-memcg-policy.cfg"
+	expect_eq "$name: apply installs the drop-in and records the tokens" "$(changes_of "$OUT")" \
+		"$(printf 'created /etc/default/grub.d/99-memcg-policy.cfg\ncreated /var/lib/memcg-policy/grub.tokens')"
 	check "$name: the drop-in is the package's file" cmp -s "$DROPIN" "$root/etc/default/grub.d/99-memcg-policy.cfg"
 	case $ERR in
 	*"GRUB menu not regenerated in $root (--root): run update-grub inside it"*) pass "$name: --root: not regenerated, and says so" ;;
@@ -364,10 +380,10 @@ debian_case() {
 			continue
 		fi
 		[ "$how" = mkconfig ] || cp "$after" "$root/boot/grub/grub.cfg"
-		if grep -q -- '^grub-cmdline -- ' "$W/calls.log" && grep -q -- '^grub-cmdline --no-add -- ' "$W/calls.log"; then
-			pass "$name ($how): the drop-in called grub-cmdline for both variables"
+		if [ "$(grep -c -- '^grub-cmdline -- ' "$W/calls.log")" -eq 1 ] && [ "$(wc -l <"$W/calls.log")" -eq 1 ]; then
+			pass "$name ($how): the drop-in called grub-cmdline once, with both variables"
 		else
-			fail "$name ($how): the drop-in called grub-cmdline for both variables" "$(cat "$W/calls.log")"
+			fail "$name ($how): the drop-in called grub-cmdline once, with both variables" "$(cat "$W/calls.log")"
 		fi
 		if [ -n "$DRIFT" ]; then
 			expect_exit "$name ($how): check finds the override" 1 "$MEMCG_POLICY" --root "$root" check
@@ -431,7 +447,8 @@ upstream_case() {
 	cp "$root/etc/default/grub" "$origgrub"
 
 	expect_exit "upstream: apply" 0 "$MEMCG_POLICY" --root "$root" apply
-	expect_eq "upstream: apply changes /etc/default/grub only" "$(changes_of "$OUT")" "changed /etc/default/grub"
+	expect_eq "upstream: apply changes /etc/default/grub and records the tokens" "$(changes_of "$OUT")" \
+		"$(printf 'changed /etc/default/grub\ncreated /var/lib/memcg-policy/grub.tokens')"
 	local n line
 	n=$(stat -c %s "$origgrub")
 	check "upstream: every byte of /etc/default/grub kept" cmp -s -n "$n" "$origgrub" "$root/etc/default/grub"
@@ -521,7 +538,7 @@ rhel8_case() {
 	before=$(grub-editenv "$env" list)
 	expect_exit "rhel8 ($variant): apply" 0 "$MEMCG_POLICY" --root "$root" apply
 	expect_eq "rhel8 ($variant): apply output" "$(changes_of "$OUT")" \
-		"$(printf 'changed /etc/default/grub\nchanged /boot/grub2/grubenv +cgroup_disable=memory -cgroup_enable=memory')"
+		"$(printf 'changed /etc/default/grub\ncreated /var/lib/memcg-policy/grub.tokens\nchanged /boot/grub2/grubenv +cgroup_disable=memory -cgroup_enable=memory')"
 	expect_eq "rhel8 ($variant): grubenv still 1024 bytes" "$(stat -c %s "$env")" 1024
 	expect_eq "rhel8 ($variant): kernelopts through grub-editenv" "$(grub-editenv "$env" list | grep '^kernelopts=')" \
 		"kernelopts=root=/dev/mapper/rhel-root ro crashkernel=auto resume=/dev/mapper/rhel-swap rd.lvm.lv=rhel/root rd.lvm.lv=rhel/swap rhgb quiet cgroup_disable=memory"
@@ -591,7 +608,8 @@ live_case() {
 	local orig
 	orig=$(snapshot "$root")
 	expect_exit "live: apply" 0 live memcg-policy apply
-	expect_eq "live: apply installs the drop-in" "$(changes_of "$OUT")" "created /etc/default/grub.d/99-memcg-policy.cfg"
+	expect_eq "live: apply installs the drop-in and records the tokens" "$(changes_of "$OUT")" \
+		"$(printf 'created /etc/default/grub.d/99-memcg-policy.cfg\ncreated /var/lib/memcg-policy/grub.tokens')"
 	check_menu "live: update-grub run by apply" "$base" "$root/boot/grub/grub.cfg"
 	expect_exit "live: check" 5 live memcg-policy check
 	case $OUT in
