@@ -179,6 +179,8 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 				r = print_unified_diff(s->path, s->exists ? s->content : NULL, s->exists ? s->len : 0,
 						       c->new_content, c->new_len);
 		}
+		if (r >= 0 && !ctx->json)
+			r = grub_preview(&ctx->root, &ev.slots, ev.ch);
 	} else if (any_work(ctx, o, &ev)) {
 		r = commit(ctx, &ev, o, &ran);
 		wrote = true;

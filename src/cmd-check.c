@@ -68,7 +68,7 @@ int cmd_check(struct context *ctx, int argc, char **argv)
 		for (size_t i = 0; i < ev.slots.n; i++) {
 			const struct slot *s = &ev.slots.v[i];
 			const struct slot_change *ch = &ev.ch[i];
-			if (ch->state != SLOT_DRIFT && ch->state != SLOT_MISSING)
+			if (ch->state != SLOT_DRIFT && ch->state != SLOT_MISSING && ch->state != SLOT_NOT_REGENERATED)
 				continue;
 			printf("%s: %s", slot_state_name(ch->state), s->path);
 			for (size_t j = 0; j < ch->added.n; j++)

@@ -41,6 +41,9 @@ struct menu_line {
 	char *release;  /* NULL: not known (kernelopts) */
 	char *cmdline;
 	bool recovery;
+	bool is_linux;     /* a linux / linux16 / linuxefi line */
+	const char *text;  /* the menu line as it is (no '\n') */
+	size_t text_len;
 };
 
 typedef bool (*menu_line_fn)(void *data, const struct menu_line *m);

@@ -136,13 +136,14 @@ void grub_menu_lines(const char *text, size_t len, menu_line_fn fn, void *data)
 			continue;
 		struct strv w = {0};
 		grub_split_words(l, n, &w);
-		struct menu_line m = { .line = ln };
+		struct menu_line m = { .line = ln, .text = l, .text_len = n };
 		if (w.n >= 1 && (streq(w.v[0], "menuentry") || streq(w.v[0], "submenu"))) {
 			recovery = memmem(l, n, "recovery", 8) || memmem(l, n, "rescue", 6);
 		} else if (w.n >= 2 && is_linux_cmd(w.v[0])) {
 			m.release = grub_release_from_path(w.v[1]);
 			m.cmdline = words_cmdline(&w, 2);
 			m.recovery = recovery;
+			m.is_linux = true;
 		} else if (w.n >= 2 && streq(w.v[0], "set") && startswith(w.v[1], "kernelopts=")) {
 			m.cmdline = xstrdup(w.v[1] + strlen("kernelopts="));
 		}

@@ -6,7 +6,6 @@
 
 #include "cmdline.h"
 #include "grub-int.h"
-#include "plan.h"
 
 #define TOKENS_HEADER                                                                                   \
 	"# memcg-policy: the arguments the GRUB drop-in sets on the kernel command line.\n"                \
@@ -163,38 +162,6 @@ void grub_menu_decision(const struct grub_kernel *k, size_t n, size_t idef, stru
 				strv_pushdup(&out->remove, t);
 		}
 	}
-}
-
-int grub_decision(const struct kernel_decision *kd, size_t n, const struct kernel_decision *def,
-		  const struct slot_list *l, struct decision *out)
-{
-	struct grub_kernel *k = xcalloc(n ? n : 1, sizeof(*k));
-	size_t idef = n;
-	for (size_t i = 0; i < n; i++) {
-		k[i] = (struct grub_kernel){ kd[i].k->version, kd[i].dk.accepts_enable, &kd[i].d };
-		if (&kd[i] == def)
-			idef = i;
-	}
-	grub_menu_decision(k, n, idef, out);
-	free(k);
-	if (!out->keep)
-		return 0;
-	for (size_t i = 0; i < l->n; i++) {
-		const struct slot *s = &l->v[i];
-		if (s->kind != SLOT_GRUB_TOKENS || !s->content || s->unmanaged)
-			continue;
-		struct grub_tokens t;
-		unsigned bad;
-		if (grub_tokens_parse(s->content, s->len, &t, &bad) < 0)
-			return report(EXIT_BADINPUT, "%s:%u: " GRUB_TOKENS_BAD, s->path, bad);
-		strv_free(&out->add);
-		strv_free(&out->remove);
-		out->add = t.add;
-		out->remove = t.remove;
-		out->keep = false;
-		strv_pushdup(&out->reasons, "GRUB: keep: the tokens the last apply recorded (" GRUB_TOKENS_PATH ")");
-	}
-	return 0;
 }
 
 /* ---- the filter ---- */

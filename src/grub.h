@@ -112,6 +112,22 @@ struct kernel_decision;
 int grub_decision(const struct kernel_decision *kd, size_t n, const struct kernel_decision *def,
 		  const struct slot_list *l, struct decision *out);
 
+/* In an image (--root), a menu that drifts only because it was not
+ * regenerated since the GRUB configuration became right gets its own
+ * state, SLOT_NOT_REGENERATED (in sync for check), with a note saying so. */
+struct slot_change;
+void grub_settle_menus(const struct root *r, const struct slot_list *l, struct slot_change *ch);
+
+/* apply --dry-run: the GRUB variables now and as the proposed data makes
+ * them (the root's /etc/default/grub and grub.d/\*.cfg sourced by /bin/sh
+ * from memory files, through the real drop-in and this program), and for
+ * every linux line of each menu the line before and after regenerating.
+ * Prints nothing where no GRUB input changes and no menu drifts. */
+int grub_preview(const struct root *r, const struct slot_list *l, const struct slot_change *ch);
+
+/* The drop-in's text built into the program. */
+const char *grub_dropin_builtin(size_t *len);
+
 /* The filter: GRUB_CMDLINE_LINUX (lin) and GRUB_CMDLINE_LINUX_DEFAULT (def)
  * reach the kernel joined by a space and are read as one line: the
  * removed items go from both (not from what follows a "--" in lin, which

@@ -186,9 +186,11 @@ int evaluate(struct context *ctx, const char *only, struct evaluation *ev)
 		r = plan_slot(ev, &ev->slots.v[i], &ev->ch[i], only);
 		if (r < 0)
 			return r;
+	}
+	grub_settle_menus(&ctx->root, &ev->slots, ev->ch);
+	for (size_t i = 0; i < ev->slots.n; i++)
 		if (ev->ch[i].state == SLOT_DRIFT || ev->ch[i].state == SLOT_MISSING)
 			ev->in_sync = false;
-	}
 
 	/* Reboot pending: the running kernel's memcg state is not what its
 	 * decision asks for (live system only). */

@@ -43,6 +43,12 @@
 
 static const char *const grubenvs[] = { "/boot/grub2/grubenv", "/boot/grub/grubenv" };
 
+const char *grub_dropin_builtin(size_t *len)
+{
+	*len = GRUB_DROPIN_LEN;
+	return grub_dropin_text;
+}
+
 const char *grub_marked_line(void)
 {
 	return "if [ -r " GRUB_DROPIN_DATA_PATH " ]; then . " GRUB_DROPIN_DATA_PATH "; fi  " GRUB_MARK;

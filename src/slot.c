@@ -38,6 +38,7 @@ const char *slot_state_name(enum slot_state s)
 	case SLOT_DRIFT: return "drift";
 	case SLOT_MISSING: return "missing";
 	case SLOT_UNMANAGED: return "unmanaged";
+	case SLOT_NOT_REGENERATED: return "not-regenerated";
 	}
 	return "unknown";
 }

@@ -24,7 +24,9 @@ enum slot_kind {
 	SLOT_GRUB_TOKENS,    /* /var/lib/memcg-policy/grub.tokens: what the GRUB drop-in applies */
 };
 
-enum slot_state { SLOT_IN_SYNC, SLOT_DRIFT, SLOT_MISSING, SLOT_UNMANAGED };
+/* SLOT_NOT_REGENERATED: a generated GRUB menu in an image whose
+ * configuration is right but which was not regenerated yet (in sync). */
+enum slot_state { SLOT_IN_SYNC, SLOT_DRIFT, SLOT_MISSING, SLOT_UNMANAGED, SLOT_NOT_REGENERATED };
 
 struct slot {
 	enum slot_kind kind;

@@ -108,8 +108,11 @@ row "policy: bad tristate in vendor file" 3 "usr/lib/memcg-policy.d/a.conf:2: ba
 row "policy: error in a drop-in" 3 "etc/memcg-policy.d/10-x.conf:2: bad value 'x' for mode" \
 	'mkdir -p etc/memcg-policy.d && printf "[policy]\nmode = x\n" >etc/memcg-policy.d/10-x.conf' apply
 row "policy: set refuses to rewrite a broken file" 3 "$P:2: unknown key 'bogus'" 'policy "[policy]\nbogus = 1\n"' set on
-row "policy: grub-cmdline fails without output" 3 "$P:2: bad value 'bad' for mode" 'policy "[policy]\nmode = bad\n"' grub-cmdline "root=/dev/sda1 quiet"
-expect_eq "policy: grub-cmdline printed nothing" "$OUT" ""
+# grub-cmdline reads only the data apply recorded, never the policy
+row "grub data: grub-cmdline fails without output" 3 "var/lib/memcg-policy/grub.tokens:2: not \"add TOKEN\"" \
+	'mkdir -p var/lib/memcg-policy && printf "add cgroup_disable=memory\nadd init=/bin/sh\n" >var/lib/memcg-policy/grub.tokens' \
+	grub-cmdline -- "root=/dev/sda1 quiet" ""
+expect_eq "grub data: grub-cmdline printed nothing" "$OUT" ""
 
 # ---- unsafe policy files: exit 3 ----
 row "unsafe policy: group-writable" 3 "$P: unsafe policy file: writable by group" 'chmod 0664 "$P"' apply
@@ -187,9 +190,10 @@ row "args: revert --bogus" 2 "unrecognized option '--bogus'" '' revert --bogus
 row "args: bench bad option" 2 "unrecognized option '--bogus'" '' bench --bogus
 row "args: bench --threads 0" 2 "bench: bad --threads '0'" '' bench --threads 0
 row "args: bench --size bogus" 2 "bench: bad --size 'bogus'" '' bench --size bogus
-row "args: grub-cmdline without VALUE" 2 "grub-cmdline: exactly one VALUE expected" '' grub-cmdline
+row "args: grub-cmdline without VALUE" 2 "grub-cmdline: LINUX [DEFAULT] expected" '' grub-cmdline
 expect_eq "args: grub-cmdline without VALUE printed nothing" "$OUT" ""
-row "args: grub-cmdline two VALUEs" 2 "grub-cmdline: exactly one VALUE expected" '' grub-cmdline a b
+row "args: grub-cmdline three VALUEs" 2 "grub-cmdline: LINUX [DEFAULT] expected" '' grub-cmdline a b c
+row "args: grub-cmdline --no-add with two VALUEs" 2 "grub-cmdline: LINUX [DEFAULT] expected" '' grub-cmdline --no-add a b
 row "args: unknown command" 2 "unknown command 'frobnicate'" '' frobnicate
 row "args: no command" 2 "no command given" ''
 row "args: unknown option after the command" 2 "unrecognized option '--frob'" '' status --frob

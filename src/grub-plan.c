@@ -1,0 +1,357 @@
+/* grub-plan.c - the GRUB part of an evaluation (grub.h): the one decision
+ * the GRUB slots follow, the state of a menu that only awaits its
+ * regeneration in an image, and the dry-run's linux lines before and
+ * after, computed by sourcing the root's GRUB variables through the real
+ * drop-in and this program. */
+#include <errno.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "grub-int.h"
+#include "plan.h"
+#include "spawn.h"
+
+int grub_decision(const struct kernel_decision *kd, size_t n, const struct kernel_decision *def,
+		  const struct slot_list *l, struct decision *out)
+{
+	struct grub_kernel *k = xcalloc(n ? n : 1, sizeof(*k));
+	size_t idef = n;
+	for (size_t i = 0; i < n; i++) {
+		k[i] = (struct grub_kernel){ kd[i].k->version, kd[i].dk.accepts_enable, &kd[i].d };
+		if (&kd[i] == def)
+			idef = i;
+	}
+	grub_menu_decision(k, n, idef, out);
+	free(k);
+	if (!out->keep)
+		return 0;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct slot *s = &l->v[i];
+		if (s->kind != SLOT_GRUB_TOKENS || !s->content || s->unmanaged)
+			continue;
+		struct grub_tokens t;
+		unsigned bad;
+		if (grub_tokens_parse(s->content, s->len, &t, &bad) < 0)
+			return report(EXIT_BADINPUT, "%s:%u: " GRUB_TOKENS_BAD, s->path, bad);
+		strv_free(&out->add);
+		strv_free(&out->remove);
+		out->add = t.add;
+		out->remove = t.remove;
+		out->keep = false;
+		strv_pushdup(&out->reasons, "GRUB: keep: the tokens the last apply recorded (" GRUB_TOKENS_PATH ")");
+	}
+	return 0;
+}
+
+static bool is_grub_input(enum slot_kind k)
+{
+	return k == SLOT_GRUB_DROPIN || k == SLOT_GRUB_DEFAULT || k == SLOT_GRUBENV || k == SLOT_GRUB_TOKENS;
+}
+
+void grub_settle_menus(const struct root *r, const struct slot_list *l, struct slot_change *ch)
+{
+	if (r->live)
+		return;
+	for (size_t i = 0; i < l->n; i++)
+		if (is_grub_input(l->v[i].kind) && (ch[i].changed || ch[i].state == SLOT_DRIFT))
+			return; /* the configuration itself is not right yet */
+	for (size_t i = 0; i < l->n; i++) {
+		struct slot *s = &l->v[i];
+		if (s->kind != SLOT_GRUB_CFG || ch[i].state != SLOT_DRIFT || !grub_regeneration_helps(s))
+			continue;
+		ch[i].state = SLOT_NOT_REGENERATED;
+		char *note = xasprintf("menu not regenerated yet (the configuration is right; the menu gets it when "
+				       "the image runs update-grub / grub-mkconfig, or with apply --regenerate): %s",
+				       s->note ? s->note : "");
+		free(s->note);
+		s->note = note;
+	}
+}
+
+/* ---- apply --dry-run: each linux line before and after ---- */
+
+struct vars {
+	char *lin, *def;
+};
+
+static int memfd_of(const char *data, size_t len)
+{
+	int fd = memfd_create("memcg-policy-grub", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (size_t off = 0; off < len;) {
+		ssize_t w = write(fd, data + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int e = w < 0 ? -errno : -EIO;
+			close(fd);
+			return e;
+		}
+		off += (size_t)w;
+	}
+	return fd;
+}
+
+struct sources {
+	int fds[64];
+	size_t n;
+	struct strbuf script;
+};
+
+/* Adds a file to source: ". /dev/fd/N" */
+static int add_fd(struct sources *src, const char *data, size_t len)
+{
+	if (src->n + 1 >= ARRAY_SIZE(src->fds))
+		return -E2BIG;
+	int fd = memfd_of(data, len);
+	if (fd < 0)
+		return fd;
+	src->fds[src->n++] = fd;
+	src->fds[src->n] = -1;
+	return (int)(src->n + 2); /* its number in the child */
+}
+
+/* Sources our drop-in where the data's path is given ($1 of memcg_eval). */
+static void source_ours(struct strbuf *sc, int fd)
+{
+	sb_appendf(sc, "\tif [ -n \"$1\" ]; then MEMCG_POLICY_GRUB_TOKENS=$1; export MEMCG_POLICY_GRUB_TOKENS; "
+		       ". /dev/fd/%d; fi\n", fd);
+}
+
+/* The values three ways: without the drop-in, with the data now, with
+ * the data proposed. Returns 0 and out[3], or -errno / a shell error
+ * (the output in *err). */
+static int evaluate_vars(const struct root *r, const struct slot_list *l, const struct slot_change *ch,
+			 struct vars out[3], char **err)
+{
+	struct sources src = { .fds = { -1 } };
+	struct strbuf *sc = &src.script;
+	int e = 0;
+	const struct slot *in = NULL, *tok = NULL;
+	const struct slot_change *in_ch = NULL, *tok_ch = NULL;
+	for (size_t i = 0; i < l->n; i++) {
+		if (l->v[i].kind == SLOT_GRUB_DROPIN || l->v[i].kind == SLOT_GRUB_DEFAULT) {
+			in = &l->v[i];
+			in_ch = &ch[i];
+		} else if (l->v[i].kind == SLOT_GRUB_TOKENS) {
+			tok = &l->v[i];
+			tok_ch = &ch[i];
+		}
+	}
+	if (!in || !tok)
+		return -ENOENT;
+	sb_append(sc, "sysconfdir=/etc\nmemcg_eval() {\n\t(\n\tset -e\n");
+	_cleanup_free_ char *deftext = NULL;
+	size_t deflen = 0;
+	e = root_read_file(r, GRUB_DEFAULT_PATH, MAX_INPUT_FILE, &deftext, &deflen);
+	if (e == 0) {
+		size_t n;
+		_cleanup_free_ char *unmarked = grub_default_unmark(deftext, deflen, &n);
+		e = add_fd(&src, unmarked, n);
+		if (e >= 0)
+			sb_appendf(sc, "\t. /dev/fd/%d\n", e);
+	} else if (e == -ENOENT) {
+		e = 0;
+	}
+	/* our drop-in: as apply leaves it */
+	const char *ours = in_ch->new_content && in->kind == SLOT_GRUB_DROPIN ? in_ch->new_content : NULL;
+	size_t ours_len = ours ? in_ch->new_len : 0;
+	if (!ours || !ours_len)
+		ours = grub_dropin_builtin(&ours_len);
+	int ours_fd = e >= 0 ? add_fd(&src, ours, ours_len) : e;
+	if (ours_fd < 0)
+		e = ours_fd;
+	if (e >= 0 && in->kind == SLOT_GRUB_DROPIN) {
+		char **names = NULL;
+		int n = root_list_dir(r, "/etc/default/grub.d", ".cfg", &names);
+		bool done = false;
+		for (int i = 0; i < n && e >= 0; i++) {
+			int c = strcmp(names[i], GRUB_DROPIN_NAME);
+			if (c >= 0 && !done) {
+				source_ours(sc, ours_fd);
+				done = true;
+			}
+			if (c == 0)
+				continue;
+			_cleanup_free_ char *p = path_join("/etc/default/grub.d", names[i]);
+			_cleanup_free_ char *text = NULL;
+			size_t len;
+			e = root_read_file(r, p, MAX_INPUT_FILE, &text, &len);
+			if (e >= 0)
+				e = add_fd(&src, text, len);
+			if (e >= 0)
+				sb_appendf(sc, "\t. /dev/fd/%d\n", e);
+		}
+		names_free(names, n > 0 ? n : 0);
+		if (!done)
+			source_ours(sc, ours_fd);
+	} else if (e >= 0) {
+		source_ours(sc, ours_fd); /* the marked line, at the end */
+	}
+	sb_append(sc, "\tprintf '\\036%s\\037%s\\036' \"${GRUB_CMDLINE_LINUX-}\" \"${GRUB_CMDLINE_LINUX_DEFAULT-}\"\n"
+		      "\t)\n}\nmemcg_eval ''\n");
+	int now = -1, next = -1;
+	if (e >= 0 && tok->content)
+		e = now = add_fd(&src, tok->content, tok->len);
+	if (e >= 0 && tok_ch->new_content && (tok->exists || tok_ch->changed))
+		e = next = add_fd(&src, tok_ch->new_content, tok_ch->new_len);
+	if (e >= 0) {
+		if (now >= 0)
+			sb_appendf(sc, "memcg_eval /dev/fd/%d\n", now);
+		else
+			sb_append(sc, "memcg_eval ''\n");
+		if (next >= 0)
+			sb_appendf(sc, "memcg_eval /dev/fd/%d\n", next);
+		else
+			sb_append(sc, "memcg_eval ''\n");
+	}
+	_cleanup_free_ char *script = sb_take(sc);
+	_cleanup_free_ char *output = NULL;
+	if (e >= 0) {
+		char self[4096];
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		if (n < 0)
+			e = -errno;
+		else
+			self[n] = '\0';
+		_cleanup_free_ char *filter = n >= 0 ? xasprintf(ENV_GRUB_FILTER "=%s", self) : NULL;
+		const char *env[] = { filter, NULL };
+		const char *argv[] = { "/bin/sh", "-c", script, "sh", NULL };
+		if (e >= 0) {
+			e = spawn_run(argv, env, NULL, src.fds, &output);
+			if (e > 0)
+				e = 0; /* the values tell */
+		}
+	}
+	for (size_t i = 0; i < src.n; i++)
+		close(src.fds[i]);
+	if (e < 0)
+		return e;
+	/* three \036LINUX\037DEFAULT\036 */
+	size_t got = 0;
+	const char *p = output ? output : "";
+	while (got < 3 && (p = strchr(p, '\036'))) {
+		const char *us = strchr(p + 1, '\037');
+		const char *end = us ? strchr(us + 1, '\036') : NULL;
+		if (!end)
+			break;
+		out[got].lin = xstrndup(p + 1, (size_t)(us - p - 1));
+		out[got].def = xstrndup(us + 1, (size_t)(end - us - 1));
+		got++;
+		p = end + 1;
+	}
+	if (got < 3) {
+		for (size_t i = 0; i < got; i++) {
+			free(out[i].lin);
+			free(out[i].def);
+		}
+		*err = TAKE_PTR(output);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool ends_with_n(const char *s, size_t n, const char *suffix, size_t *cut)
+{
+	size_t m = strlen(suffix);
+	if (m > n || memcmp(s + n - m, suffix, m) != 0)
+		return false;
+	*cut = n - m;
+	return true;
+}
+
+/* The menu line's arguments (after "linux") with the variables' part
+ * replaced: `... LINUX DEFAULT` (normal entries) or `... LINUX` (recovery)
+ * as 10_linux writes them, from the values now (or before the drop-in);
+ * NULL if the line was made from neither. */
+static char *predict(const char *args, size_t n, const struct vars v[3])
+{
+	for (int w = 1; w >= 0; w--) {
+		_cleanup_free_ char *normal = xasprintf(" %s %s", v[w].lin, v[w].def);
+		_cleanup_free_ char *recovery = xasprintf(" %s", v[w].lin);
+		size_t cut;
+		if (ends_with_n(args, n, normal, &cut))
+			return xasprintf("%.*s %s %s", (int)cut, args, v[2].lin, v[2].def);
+		if (ends_with_n(args, n, recovery, &cut))
+			return xasprintf("%.*s %s", (int)cut, args, v[2].lin);
+	}
+	return NULL;
+}
+
+struct preview {
+	const char *path;
+	const struct vars *v;
+	unsigned lines;
+};
+
+static bool preview_line(void *data, const struct menu_line *m)
+{
+	struct preview *pv = data;
+	if (!m->is_linux)
+		return true;
+	const char *t = m->text, *end = m->text + m->text_len;
+	while (t < end && (*t == ' ' || *t == '\t'))
+		t++;
+	while (t < end && *t != ' ' && *t != '\t')
+		t++;
+	while (t < end && (*t == ' ' || *t == '\t'))
+		t++;
+	size_t n = (size_t)(end - t);
+	_cleanup_free_ char *after = predict(t, n, pv->v);
+	printf("%s:%u: before: %.*s\n", pv->path, m->line, (int)n, t);
+	if (after)
+		printf("%s:%u: after:  %s\n", pv->path, m->line, after);
+	else
+		printf("%s:%u: after:  ? (not made from GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT as they are "
+		       "now: regenerate the menu to see)\n",
+		       pv->path, m->line);
+	pv->lines++;
+	return true;
+}
+
+int grub_preview(const struct root *r, const struct slot_list *l, const struct slot_change *ch)
+{
+	bool any = false, menus = false;
+	for (size_t i = 0; i < l->n; i++) {
+		if (l->v[i].unmanaged)
+			continue;
+		if (is_grub_input(l->v[i].kind) && ch[i].changed)
+			any = true;
+		if (l->v[i].kind == SLOT_GRUB_CFG && l->v[i].content) {
+			menus = true;
+			any |= ch[i].state == SLOT_DRIFT || ch[i].state == SLOT_NOT_REGENERATED;
+		}
+	}
+	if (!any || !menus)
+		return 0;
+	struct vars v[3] = {{0}};
+	_cleanup_free_ char *err = NULL;
+	int e = evaluate_vars(r, l, ch, v, &err);
+	if (e < 0) {
+		size_t n = err ? strlen(err) : 0;
+		while (n > 0 && err[n - 1] == '\n')
+			n--;
+		report_warn("cannot evaluate GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT: %s%s%.*s",
+			    e == -EINVAL ? "sourcing the GRUB configuration failed" : strerror(-e), n ? ": " : "",
+			    (int)n, n ? err : "");
+		return 0;
+	}
+	printf("GRUB_CMDLINE_LINUX=\"%s\" GRUB_CMDLINE_LINUX_DEFAULT=\"%s\" will become\n"
+	       "GRUB_CMDLINE_LINUX=\"%s\" GRUB_CMDLINE_LINUX_DEFAULT=\"%s\"\n",
+	       v[1].lin, v[1].def, v[2].lin, v[2].def);
+	for (size_t i = 0; i < l->n; i++) {
+		const struct slot *s = &l->v[i];
+		if (s->kind != SLOT_GRUB_CFG || !s->content || s->unmanaged)
+			continue;
+		struct preview pv = { s->path, v, 0 };
+		printf("%s: each linux line before and after regenerating:\n", s->path);
+		grub_menu_lines(s->content, s->len, preview_line, &pv);
+	}
+	for (int i = 0; i < 3; i++) {
+		free(v[i].lin);
+		free(v[i].def);
+	}
+	return fflush(stdout) == 0 ? 0 : report(EXIT_SYSTEM, "cannot write: %s", strerror(errno));
+}
