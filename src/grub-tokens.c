@@ -54,12 +54,15 @@ int grub_tokens_parse(const char *text, size_t len, struct grub_tokens *t, unsig
 		if (!*p || *p == '#')
 			continue;
 		struct strv *into = NULL;
-		if (startswith(p, "add "))
+		const char *tok = "";
+		if (startswith(p, "add ")) {
 			into = &t->add;
-		else if (startswith(p, "remove "))
+			tok = p + 4;
+		} else if (startswith(p, "remove ")) {
 			into = &t->remove;
-		const char *tok = into ? strchr(p, ' ') + 1 : NULL;
-		while (tok && (*tok == ' ' || *tok == '\t'))
+			tok = p + 7;
+		}
+		while (*tok == ' ' || *tok == '\t')
 			tok++;
 		if (!into || !managed_token(tok)) {
 			grub_tokens_free(t);

@@ -4,7 +4,7 @@
 # policy, to GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT read as the
 # one line the kernel gets; without data it changes nothing; any error
 # gives no output and a non-zero exit.
-# shellcheck source=../lib.sh disable=SC1091
+# shellcheck source=../lib.sh disable=SC1091,SC2016 # literal ${sysconfdir} in a fixture script
 . "$TOP/tests/lib.sh"
 CFG="$FIX/configs"
 
