@@ -522,9 +522,11 @@ TEST(detect_debian_dropin)
 	put(f.dir, "/boot/grub/grub.cfg", "linux /boot/vmlinuz-1 ro\n", 0644);
 	struct slot_list l;
 	CHECK_INT(fake_find(&f, &l), 0);
-	CHECK_INT(l.n, 2);
+	CHECK_INT(l.n, 3); /* drop-in, its data, the menu */
 	const struct slot *d = find_kind(&l, SLOT_GRUB_DROPIN);
 	CHECK(d && streq(d->path, GRUB_DROPIN_PATH) && !d->exists && d->create && !d->unmanaged);
+	const struct slot *t = find_kind(&l, SLOT_GRUB_TOKENS);
+	CHECK(t && streq(t->path, GRUB_TOKENS_PATH) && !t->exists && t->create && !t->unmanaged);
 	CHECK(!find_kind(&l, SLOT_GRUB_DEFAULT));
 	const struct slot *m = find_kind(&l, SLOT_GRUB_CFG);
 	CHECK(m && streq(m->path, "/boot/grub/grub.cfg") && m->exists);
@@ -552,7 +554,8 @@ TEST(detect_debian_dropin)
 	root_close(&f.r);
 	f.p.grub = TRI_NO;
 	CHECK_INT(fake_find(&f, &l), 0);
-	CHECK_INT(l.n, 2);
+	CHECK_INT(l.n, 3);
+	CHECK(find_kind(&l, SLOT_GRUB_TOKENS));
 	for (size_t i = 0; i < l.n; i++)
 		CHECK(l.v[i].unmanaged && l.v[i].note && strstr(l.v[i].note, "grub = no"));
 	slots_free(&l);
@@ -582,7 +585,10 @@ TEST(detect_marked_line_and_grubenv)
 	CHECK(!find_kind(&l, SLOT_GRUB_DROPIN));
 	const struct slot *e = find_kind(&l, SLOT_GRUBENV);
 	CHECK(e && streq(e->path, "/boot/grub2/grubenv") && streq(e->content, "root=/dev/sda2 ro rhgb quiet"));
-	CHECK_INT(l.n, 3);
+	/* the marked line, its data, grubenv, the menu */
+	CHECK_INT(l.n, 4);
+	const struct slot *t = find_kind(&l, SLOT_GRUB_TOKENS);
+	CHECK(t && streq(t->path, GRUB_TOKENS_PATH) && !t->exists && t->create && !t->unmanaged);
 	const struct slot *m = find_kind(&l, SLOT_GRUB_CFG);
 	CHECK(m && m->note && strstr(m->note, "R\tgrub2-mkconfig -o /boot/grub2/grub.cfg\n"));
 	CHECK(m && m->note && strstr(m->note, "marked line of memcg-policy is missing"));
@@ -604,14 +610,18 @@ TEST(detect_none_and_uncertain)
 	put(f.dir, "/etc/default/grub", "GRUB_TIMEOUT=5\n", 0644);
 	root_close(&f.r);
 	CHECK_INT(fake_find(&f, &l), 0);
-	CHECK_INT(l.n, 1);
-	CHECK(l.n == 1 && l.v[0].kind == SLOT_GRUB_DEFAULT && l.v[0].unmanaged && strstr(l.v[0].note, "grub = yes"));
+	/* the marked line and the data it would read, both unmanaged */
+	CHECK_INT(l.n, 2);
+	CHECK(l.n == 2 && l.v[0].kind == SLOT_GRUB_DEFAULT && l.v[0].unmanaged && strstr(l.v[0].note, "grub = yes"));
+	CHECK(l.n == 2 && l.v[1].kind == SLOT_GRUB_TOKENS && streq(l.v[1].path, GRUB_TOKENS_PATH) &&
+	      l.v[1].unmanaged && strstr(l.v[1].note, "grub = yes"));
 	slots_free(&l);
 	/* ... unless the policy says grub = yes */
 	root_close(&f.r);
 	f.p.grub = TRI_YES;
 	CHECK_INT(fake_find(&f, &l), 0);
-	CHECK(l.n == 1 && l.v[0].kind == SLOT_GRUB_DEFAULT && !l.v[0].unmanaged);
+	CHECK(l.n == 2 && l.v[0].kind == SLOT_GRUB_DEFAULT && !l.v[0].unmanaged);
+	CHECK(l.n == 2 && l.v[1].kind == SLOT_GRUB_TOKENS && !l.v[1].unmanaged);
 	slots_free(&l);
 	fake_close(&f);
 }
