@@ -4,7 +4,9 @@
  *     whitespace; cmdline_join(cmdline_split(x)) == x;
  *   - for every decision's token sets: the edit is idempotent
  *     (edit(edit(x)) == edit(x)), the result has every token to add and no
- *     item to remove among the kernel's parameters, and what follows a bare
+ *     item to remove among the kernel's parameters unless the edit refuses
+ *     a token (cmdline_edit_refused: then that token is kept as it was),
+ *     and what follows a bare
  *     "--" keeps its bytes;
  *   - to a decision and back: adding one of our tokens to a line that does
  *     not have it, then removing it again, gives back the line byte for
@@ -96,8 +98,25 @@ static void check_decision(const char *line, size_t len, const struct fuzz_decis
 		for (size_t i = 0; i < add.n; i++)
 			FUZZ_CHECK(cmdline_has_arg(&c, add.v[i]));
 		cmdline_free(&c);
-		for (size_t i = 0; i < remove.n; i++)
-			FUZZ_CHECK(!has_item_spec(y, ylen, remove.v[i]));
+		/* an item stays only in a token the edit refuses to change (the
+		 * kernel would read its kept items differently): such a token
+		 * is one of the line's, left as it was */
+		struct cmdline cy;
+		cmdline_split(y, ylen, &cy);
+		for (size_t k = 0; k < cy.n_kernel; k++) {
+			const char *t = y + cy.tok[k].start;
+			size_t tl = cy.tok[k].len;
+			bool has = false;
+			for (size_t i = 0; i < remove.n; i++)
+				has |= has_item_spec(t, tl, remove.v[i]);
+			if (!has)
+				continue;
+			char *refused = cmdline_edit_refused(t, tl, &remove);
+			FUZZ_CHECK(refused != NULL);
+			FUZZ_CHECK(memmem(line, len, t, tl) != NULL);
+			free(refused);
+		}
+		cmdline_free(&cy);
 		size_t a = 0, b = 0;
 		const char *ia = init_part(line, len, &a), *ib = init_part(y, ylen, &b);
 		FUZZ_CHECK(!ia == !ib);

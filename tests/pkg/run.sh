@@ -304,14 +304,22 @@ if [ $rc -eq 0 ] && [ ! -e "$entry" ]; then say PASS "kernel-install remove: exi
 else say FAIL "kernel-install remove: exit 0, entry gone (exit $rc)"; printf '%s\n' "$out" | sed 's/^/    /'; fi
 
 # The installed Debian hook, run the way a kernel package runs it, for a
-# kernel whose entry another tool wrote.
-entry2=/boot/loader/entries/other-$REL2.conf
+# kernel whose entry another tool of this installation wrote (named by the
+# os-release ID, as kernel-install's entry-token=os-id names it), beside
+# another installation's entry for the same release on the shared ESP.
+osid=$(. /etc/os-release && printf %s "$ID")
+entry2=/boot/loader/entries/$osid-$REL2.conf
 printf 'title Debian\nversion %s\noptions root=UUID=0c1d ro\nlinux /vmlinuz-%s\n' "$REL2" "$REL2" >"$entry2"
+foreign=/boot/loader/entries/otheros-$REL2.conf
+printf 'title Other OS\nversion %s\noptions root=UUID=ffff ro\nlinux /otheros/vmlinuz-%s\n' "$REL2" "$REL2" >"$foreign"
+foreign_before=$(cat "$foreign")
 out=$(run-parts --report --exit-on-error --regex '^50-memcg-policy$' --arg="$REL2" --arg="/boot/vmlinuz-$REL2" /etc/kernel/postinst.d 2>/dev/null); rc=$?
 if [ $rc -eq 0 ]; then say PASS "postinst.d hook through run-parts: exit 0"; else say FAIL "postinst.d hook through run-parts: exit 0 (got $rc)"; fi
 if [ -z "$out" ]; then say PASS "postinst.d hook: nothing on stdout"; else say FAIL "postinst.d hook: nothing on stdout"; printf '%s\n' "$out" | sed 's/^/    /'; fi
 if has "$entry2" cgroup_disable=memory; then say PASS "postinst.d hook: the kernel's entry has cgroup_disable=memory"
 else say FAIL "postinst.d hook: the kernel's entry has cgroup_disable=memory"; sed 's/^/    /' "$entry2"; fi
+if [ "$(cat "$foreign")" = "$foreign_before" ]; then say PASS "postinst.d hook: another installation's entry left byte for byte"
+else say FAIL "postinst.d hook: another installation's entry left byte for byte"; sed 's/^/    /' "$foreign"; fi
 INSIDE
 if unshare --mount --propagation private true 2>/dev/null; then
 	unshare --mount --propagation private bash "$NS/inside.sh" "$NS" "$REL" "$REL2" >"$W/ns.log" 2>&1
