@@ -1,4 +1,4 @@
-/* cmd-apply.c - `apply [--kernel VER] [--dry-run] [--no-regenerate] [--hook]`:
+/* cmd-apply.c - `apply [--kernel VER] [--dry-run] [--[no-]regenerate] [--hook]`:
  * make the boot configuration match the decision. The plan is complete
  * before the first write; every changed file and the journal are written in
  * one transaction; GRUB's menu is regenerated once afterwards. */
@@ -42,9 +42,10 @@ static bool menu_drifts(const struct context *ctx, const struct apply_options *o
 			size_t i)
 {
 	enum tristate g = ctx->policy.regenerate;
-	if (o->no_regenerate || g == TRI_NO || (g == TRI_AUTO && !ctx->root.live))
+	if (o->no_regenerate || (!o->regenerate && (g == TRI_NO || !ctx->root.live)))
 		return false;
-	return ev->slots.v[i].kind == SLOT_GRUB_CFG && ev->ch[i].state == SLOT_DRIFT;
+	return ev->slots.v[i].kind == SLOT_GRUB_CFG &&
+	       (ev->ch[i].state == SLOT_DRIFT || ev->ch[i].state == SLOT_NOT_REGENERATED);
 }
 
 static bool any_change(const struct evaluation *ev)
@@ -103,15 +104,19 @@ static int write_files(struct context *ctx, struct evaluation *ev)
 
 static int commit(struct context *ctx, struct evaluation *ev, const struct apply_options *o, unsigned *ran)
 {
-	if (any_change(ev)) {
-		int r = write_files(ctx, ev);
-		if (r < 0)
-			return r;
-	}
 	bool *changed = xcalloc(ev->slots.n ? ev->slots.n : 1, sizeof(bool));
 	for (size_t i = 0; i < ev->slots.n; i++)
 		changed[i] = ev->ch[i].changed || menu_drifts(ctx, o, ev, i);
-	int r = grub_after_commit(&ctx->root, &ctx->policy, &ev->slots, changed, o->no_regenerate, ran);
+	/* --regenerate fails before anything is written if it cannot work */
+	int r = o->regenerate ? grub_regen_preflight(&ctx->root, &ev->slots, changed) : 0;
+	if (r >= 0 && any_change(ev))
+		r = write_files(ctx, ev);
+	if (r >= 0) {
+		enum grub_regen_mode m = o->no_regenerate ? GRUB_REGEN_NEVER :
+					 o->regenerate	  ? GRUB_REGEN_FORCE :
+							    GRUB_REGEN_POLICY;
+		r = grub_after_commit(&ctx->root, &ctx->policy, &ev->slots, changed, m, ran);
+	}
 	free(changed);
 	return r;
 }
@@ -199,7 +204,10 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 	if (r >= 0 && !o->dry_run && log_verbosity >= 0 && !(o->hook && log_verbosity < 1) && !ctx->json) {
 		if (changed)
 			print_changes(&ev);
-		else if (ran == 0)
+		for (size_t i = 0; i < ev.slots.n && ran > 0; i++)
+			if (ev.slots.v[i].kind == SLOT_GRUB_CFG && !ev.slots.v[i].unmanaged)
+				printf("regenerated %s\n", ev.slots.v[i].path);
+		if (!changed && ran == 0)
 			printf("nothing to change\n");
 	}
 	if (r >= 0 && wrote) {
@@ -240,6 +248,7 @@ int cmd_apply(struct context *ctx, int argc, char **argv)
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "no-regenerate", no_argument, NULL, 'R' },
+		{ "regenerate", no_argument, NULL, 'G' },
 		{ "hook", no_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -250,12 +259,16 @@ int cmd_apply(struct context *ctx, int argc, char **argv)
 		case 'k': o.kernel = optarg; break;
 		case 'n': o.dry_run = true; break;
 		case 'R': o.no_regenerate = true; break;
+		case 'G': o.regenerate = true; break;
 		case 'H': o.hook = true; break;
 		default: return EXIT_USAGE;
 		}
 	}
 	if (!no_more_args(argc, argv))
 		return EXIT_USAGE;
+	if (o.regenerate && o.no_regenerate) {
+		return -report(EXIT_USAGE, "apply: --regenerate and --no-regenerate exclude each other");
+	}
 	ctx->hook = o.hook;
 	return apply_run(ctx, &o);
 }

@@ -161,7 +161,7 @@ static int revert_journal(struct context *ctx, bool dry_run, const char *kernel,
 				for (size_t i = 0; i < l.n; i++)
 					changed[i] = l.v[i].kind != SLOT_GRUB_CFG;
 				unsigned ran = 0;
-				r = grub_after_commit(&ctx->root, &ctx->policy, &l, changed, false, &ran);
+				r = grub_after_commit(&ctx->root, &ctx->policy, &l, changed, GRUB_REGEN_POLICY, &ran);
 				free(changed);
 			}
 			slots_free(&l);

@@ -165,29 +165,49 @@ static bool is_input(enum slot_kind k)
 	return k == SLOT_GRUB_DROPIN || k == SLOT_GRUB_DEFAULT || k == SLOT_GRUBENV || k == SLOT_GRUB_TOKENS;
 }
 
+/* Would these changes regenerate the menu (an input changed, or a menu
+ * drifts that regenerating fixes)? */
+static bool regen_needed(const struct slot_list *l, const bool *changed)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		const struct slot *s = &l->v[i];
+		if (!changed[i] || s->unmanaged)
+			continue;
+		if (s->kind == SLOT_GRUB_CFG ? grub_regeneration_helps(s) : is_input(s->kind))
+			return true;
+	}
+	return false;
+}
+
+int grub_regen_preflight(const struct root *r, const struct slot_list *l, const bool *changed)
+{
+	if (!regen_needed(l, changed))
+		return 0;
+	struct grub_regen g;
+	grub_find_regen(r, &g);
+	int e = 0;
+	if (!g.tool) {
+		e = report(EXIT_SYSTEM, "--regenerate: no GRUB menu with update-grub or grub-mkconfig to regenerate it in %s",
+			   r->live ? "/" : r->path);
+	} else if (!r->live) {
+		e = grub_image_preflight(r, g.tool);
+	}
+	grub_regen_free(&g);
+	return e;
+}
+
 int grub_after_commit(const struct root *r, const struct policy *p, const struct slot_list *l,
-		      const bool *changed, bool no_regenerate, unsigned *ran_tools)
+		      const bool *changed, enum grub_regen_mode mode, unsigned *ran_tools)
 {
 	unsigned ran_dummy = 0;
 	if (!ran_tools)
 		ran_tools = &ran_dummy;
-	bool regen = false;
 	bool journal_loaded = false;
 	struct journal j = {0};
 	int e = 0;
 	for (size_t i = 0; i < l->n && e >= 0; i++) {
 		const struct slot *s = &l->v[i];
-		if (!changed[i] || s->unmanaged)
-			continue;
-		if (s->kind == SLOT_GRUB_CFG) {
-			/* asked for: a menu that drifts although its inputs are in place */
-			regen |= grub_regeneration_helps(s);
-			continue;
-		}
-		if (!is_input(s->kind))
-			continue;
-		regen = true;
-		if (s->kind != SLOT_GRUBENV)
+		if (!changed[i] || s->unmanaged || s->kind != SLOT_GRUBENV)
 			continue;
 		/* the value to set is what the commit journaled as written */
 		if (!journal_loaded) {
@@ -206,11 +226,12 @@ int grub_after_commit(const struct root *r, const struct policy *p, const struct
 		_cleanup_free_ char *value = xstrndup(je->written, je->written_len);
 		if (s->content && streq(s->content, value))
 			continue; /* already so */
-		e = editenv_set(r, s->path, value, ran_tools);
+		unsigned ran_editenv = 0;
+		e = editenv_set(r, s->path, value, &ran_editenv);
 	}
 	if (journal_loaded)
 		journal_free(&j);
-	if (e < 0 || !regen)
+	if (e < 0 || !regen_needed(l, changed))
 		return e < 0 ? e : 0;
 
 	struct grub_regen g;
@@ -221,23 +242,36 @@ int grub_after_commit(const struct root *r, const struct policy *p, const struct
 		return 0;
 	}
 	enum tristate want = p ? p->regenerate : TRI_AUTO;
-	if (no_regenerate || want == TRI_NO || (want == TRI_AUTO && !r->live)) {
+	if (mode == GRUB_REGEN_POLICY && !r->live && want == TRI_YES) {
+		const struct origin *o = &p->regenerate_origin;
+		report_warn("%s%s%u: regenerate = yes is ignored with --root (no program of the image runs unless asked "
+			    "on the command line): use apply --regenerate",
+			    o->file ? o->file : "", o->file ? ":" : "", o->line);
+	}
+	if (mode == GRUB_REGEN_NEVER || (mode == GRUB_REGEN_POLICY && (want == TRI_NO || !r->live))) {
 		_cleanup_free_ char *how = grub_regen_text(&g);
-		if (no_regenerate || want == TRI_NO)
-			log_verbose("GRUB menu not regenerated (%s): run %s", no_regenerate ? "--no-regenerate" : "regenerate = no",
-				    how);
+		if (r->live || mode == GRUB_REGEN_NEVER)
+			log_verbose("GRUB menu not regenerated (%s): run %s",
+				    mode == GRUB_REGEN_NEVER ? "--no-regenerate" : "regenerate = no", how);
 		else
-			report_warn("GRUB menu not regenerated in %s (--root): run %s inside it, or set regenerate = yes in "
-				    "[bootloaders]",
-				    r->path, how);
+			report_warn("GRUB menu not regenerated in %s (--root): run %s inside it, or apply --regenerate", r->path,
+				    how);
 		grub_regen_free(&g);
 		return 0;
 	}
 	const char *argv_ug[] = { g.tool, NULL };
 	const char *argv_mk[] = { g.tool, "-o", g.menu, NULL };
+	const char *const *argv = g.update_grub ? argv_ug : argv_mk;
 	_cleanup_free_ char *out = NULL;
-	log_verbose("running %s%s%s", g.tool, g.menu ? " -o " : "", g.menu ? g.menu : "");
-	int rc = run_in_root(r, g.update_grub ? argv_ug : argv_mk, &out);
+	log_verbose("running %s%s%s%s", g.tool, g.menu ? " -o " : "", g.menu ? g.menu : "",
+		    r->live ? "" : " in a private mount namespace, chrooted into the image");
+	int rc;
+	if (r->live) {
+		rc = spawn_run(argv, NULL, NULL, NULL, &out);
+	} else {
+		static const char *const image_env[] = { "MEMCG_POLICY_IMAGE=1", NULL };
+		rc = grub_image_run(r, argv, image_env, &out);
+	}
 	(*ran_tools)++;
 	if (rc != 0)
 		e = tool_failed(grub_basename(g.tool), rc, out);

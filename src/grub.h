@@ -35,18 +35,30 @@ bool grub_slot_creates(const struct slot *s, const struct decision *d);
 typedef const struct decision *(*decision_lookup_fn)(void *data, const char *release);
 enum slot_state grub_cfg_state(struct slot *s, decision_lookup_fn lookup, void *data);
 
+/* Whether the menu is regenerated after a change: as the policy says
+ * (regenerate = yes / auto on a live system; never with --root, where
+ * regenerate = yes is ignored with a message), never (--no-regenerate), or
+ * always (--regenerate: with --root in a private mount namespace, see
+ * grub_regen_preflight). */
+enum grub_regen_mode { GRUB_REGEN_POLICY, GRUB_REGEN_NEVER, GRUB_REGEN_FORCE };
+
+/* Before anything is written, for --regenerate: where the slots' changes
+ * would regenerate a menu, that the root has a tool to do it and, with
+ * --root, that the private mount namespace can be set up and the tool can
+ * run in it. 0 or -EXIT_SYSTEM (reported). */
+int grub_regen_preflight(const struct root *r, const struct slot_list *l, const bool *changed);
+
 /* After the files are written: grubenv through grub-editenv (SLOT_GRUBENV
  * changes are not written as files; the value set is the one the journal
  * records as written), then one regeneration of the menu if any GRUB input
- * changed and the policy allows (regenerate = auto: not with --root; never
- * with no_regenerate). A SLOT_GRUB_CFG marked changed asks for a
+ * changed and mode allows. A SLOT_GRUB_CFG marked changed asks for a
  * regeneration too (a drifting menu whose inputs are in place, e.g. after
  * the decision changed), unless its drift note says regenerating cannot
  * help (a later drop-in overrides ours, the drop-in is not in place).
  * Returns 0 or -EXIT_SYSTEM with the tool's output shown. ran_tools counts
- * the tools run. */
+ * the regenerations run. */
 int grub_after_commit(const struct root *r, const struct policy *p, const struct slot_list *l,
-		      const bool *changed, bool no_regenerate, unsigned *ran_tools);
+		      const bool *changed, enum grub_regen_mode mode, unsigned *ran_tools);
 
 /* Sets kernelopts in a grubenv through the root's grub2-editenv /
  * grub-editenv (used by revert). Returns 0 or -EXIT_SYSTEM. */

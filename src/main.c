@@ -24,11 +24,13 @@ static const struct command commands[] = {
 	{ "decide", cmd_decide, "[--kernel VER] [--explain]", "print on or off for the default kernel (or VER)",
 	  "  --kernel VER    decide for the installed kernel VER instead of the default one\n"
 	  "  --explain       then print each rule and the file:line that set it\n" },
-	{ "apply", cmd_apply, "[--kernel VER] [--dry-run] [--no-regenerate] [--hook]",
+	{ "apply", cmd_apply, "[--kernel VER] [--dry-run] [--no-regenerate | --regenerate] [--hook]",
 	  "make the boot configuration match the decision",
 	  "  --kernel VER    only the slots of the installed kernel VER (and the shared ones)\n"
 	  "  --dry-run       print a unified diff of every file it would change; write nothing\n"
 	  "  --no-regenerate do not run update-grub / grub-mkconfig afterwards\n"
+	  "  --regenerate    run it even where the policy would not; with --root, the\n"
+	  "                  image's, in a private mount namespace, chrooted\n"
 	  "  --hook          as a kernel hook: quiet, and a policy error is only a warning\n"
 	  "                  (unless the policy says strict = yes)\n" },
 	{ "check", cmd_check, "[--kernel VER] [--monitoring] [--prometheus FILE]",

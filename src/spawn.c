@@ -3,7 +3,8 @@
  *
  * Everything that allocates is done before fork(); the child only calls
  * async-signal-safe functions: dup2, fcntl, close_range, chroot, chdir,
- * execve, write, _exit. A failed exec is told to the parent through a
+ * execve, write, _exit (and the caller's prepare function, held to the same
+ * rule). A failed exec is told to the parent through a
  * close-on-exec pipe, so that "could not start" (-errno) is not confused
  * with a program that exits 127. */
 #include "spawn.h"
@@ -83,6 +84,12 @@ static int exec_search(const char *file, char *const argv[], char *const envp[])
 int spawn_run(const char *const *argv, const char *const *env, const char *chroot_dir, const int *in_fds,
 	      char **output)
 {
+	return spawn_run_prepared(argv, env, chroot_dir, in_fds, output, NULL, NULL);
+}
+
+int spawn_run_prepared(const char *const *argv, const char *const *env, const char *chroot_dir, const int *in_fds,
+		       char **output, spawn_prepare_fn prepare, void *data)
+{
 	if (output)
 		*output = NULL;
 	if (!argv || !argv[0])
@@ -144,6 +151,11 @@ int spawn_run(const char *const *argv, const char *const *env, const char *chroo
 		sigprocmask(SIG_SETMASK, &all, NULL);
 		signal(SIGPIPE, SIG_DFL);
 
+		if (prepare) {
+			int pe = prepare(data);
+			if (pe)
+				child_fail(errfd, pe);
+		}
 		if (chroot_dir && (chroot(chroot_dir) < 0 || chdir("/") < 0))
 			child_fail(errfd, errno);
 		child_fail(errfd, exec_search(argv[0], (char *const *)argv, envp.v));

@@ -15,6 +15,14 @@
 int spawn_run(const char *const *argv, const char *const *env, const char *chroot_dir, const int *in_fds,
 	      char **output);
 
+/* The same, with prepare(data) called in the child after its descriptors
+ * are set up and before the chroot and exec: it may only make system calls
+ * (no allocation, no stdio) and returns 0 or an errno value, which fails the
+ * start (-errno). */
+typedef int (*spawn_prepare_fn)(void *data);
+int spawn_run_prepared(const char *const *argv, const char *const *env, const char *chroot_dir, const int *in_fds,
+		       char **output, spawn_prepare_fn prepare, void *data);
+
 /* Counts children started by this process (for the bench: a no-op apply
  * starts none). */
 unsigned spawn_count(void);

@@ -716,8 +716,8 @@ live_case() {
 	local orig
 	orig=$(snapshot "$root")
 	expect_exit "live: apply" 0 live memcg-policy apply
-	expect_eq "live: apply installs the drop-in and records the tokens" "$(changes_of "$OUT")" \
-		"$(printf 'created /etc/default/grub.d/99-memcg-policy.cfg\ncreated /var/lib/memcg-policy/grub.tokens')"
+	expect_eq "live: apply installs the drop-in, records the tokens, regenerates the menu" "$(changes_of "$OUT")" \
+		"$(printf 'created /etc/default/grub.d/99-memcg-policy.cfg\ncreated /var/lib/memcg-policy/grub.tokens\nregenerated /boot/grub/grub.cfg')"
 	check_menu "live: update-grub run by apply" "$base" "$root/boot/grub/grub.cfg"
 	expect_exit "live: check" 5 live memcg-policy check
 	case $OUT in
@@ -738,20 +738,18 @@ live_case() {
 	fi
 }
 
-# ---- regenerate = yes with --root: the root's update-grub, chrooted ----
+# ---- apply --regenerate with --root: the image's update-grub, in a private
+# mount namespace with /dev, /proc, /sys, chrooted ----
 
-# img CMD...: CMD with the host's /proc bound at ROOT/proc, as image builders
-# do before chrooting (sanitizer builds of the program need it in there)
-img() {
-	if $have_ns; then
-		"${NS[@]}" sh -c 'mount --bind /proc "$0/proc" && exec "$@"' "$root" "$@"
-	else
-		"$@"
-	fi
+# tree: the image's files (what nothing but --regenerate may change)
+tree() {
+	(cd "$root" && find . \( -path ./regen.log -o -path ./regen.env -o -path ./regen.ns \) -prune \
+		-o -type f -print0 | sort -z | xargs -0 sha256sum)
 }
 
 regen_case() {
 	setup "$G/cases/dquote"
+	if [ -z "$root" ] || [ "$root" = / ]; then fail "--regenerate: fixture root" "no root"; return; fi
 	# a root that can run sh, memcg-policy and a small update-grub that does
 	# what grub-mkconfig does with the variables (the real one needs devices)
 	local f lib
@@ -765,16 +763,16 @@ regen_case() {
 			cp -L "$lib" "$root$lib"
 		done
 	done
-	mkdir -p "$root/bin" "$root/usr/sbin" "$root/dev" "$root/proc"
+	# empty mount points, as in a debootstrapped tree: the tool prepares them
+	mkdir -p "$root/bin" "$root/usr/sbin" "$root/dev" "$root/proc" "$root/sys"
 	ln -sf /usr/bin/dash "$root/bin/sh"
-	# what an image builder binds into the image before chrooting
-	mknod -m 0666 "$root/dev/null" c 1 3 2>/dev/null || : >"$root/dev/null"
 	ln -sf /usr/bin/memcg-policy "$root/usr/sbin/memcg-policy"
-	cat >"$root/usr/sbin/update-grub" <<'EOF'
+	cat >"$root/usr/sbin/update-grub" <<'UPDATE_GRUB'
 #!/bin/sh
 set -e
 echo "update-grub $*" >>/regen.log
 export -p >/regen.env
+{ [ -c /dev/null ] && echo dev; [ -r /proc/self/mountinfo ] && echo proc; [ -d /sys/kernel ] && echo sys; } >/regen.ns
 if [ -e /fail ]; then echo "grub-probe: error: failed to get canonical path of /dev/root." >&2; exit 1; fi
 . /etc/default/grub
 for x in /etc/default/grub.d/*.cfg; do
@@ -788,59 +786,126 @@ for k in /boot/vmlinuz-*; do
 	echo "	linux	$k root=/dev/sda1 ro single ${GRUB_CMDLINE_LINUX}"
 	echo "}"
 done >/boot/grub/grub.cfg
-EOF
+UPDATE_GRUB
 	chmod 0755 "$root/usr/sbin/update-grub"
 	printf '# empty\n' >"$root/boot/grub/grub.cfg"
-	printf '[policy]\nmode = off\n[bootloaders]\nregenerate = yes\n' | write_policy "$root/etc/memcg-policy.conf"
 	if ! chroot "$root" /bin/sh -c true 2>/dev/null; then
-		fail "regenerate = yes: chroot into the fixture" "chroot is not possible here"
+		fail "--regenerate: chroot into the fixture" "chroot is not possible here"
 		return
 	fi
+	# the image's menu as its build made it, before the tool
+	chroot "$root" /usr/sbin/update-grub || fail "--regenerate: the image's first menu" "update-grub failed"
+	rm -f "$root/regen.log" "$root/regen.env" "$root/regen.ns" "$root/dev/null"
+	local menu0
+	menu0=$(grep -c 'cgroup_enable=memory' "$root/boot/grub/grub.cfg")
+	expect_eq "--regenerate: the image's first menu has the admin's cgroup_enable=memory" "$menu0" 6
+
+	# regenerate = yes in the image's policy: ignored with --root, and said
+	printf '[policy]\nmode = off\n[bootloaders]\nregenerate = yes\n' | write_policy "$root/etc/memcg-policy.conf"
+	expect_exit "regenerate = yes with --root: apply" 0 "$MEMCG_POLICY" --root "$root" apply
+	expect_eq "regenerate = yes with --root: no program of the image ran" "$(cat "$root/regen.log" 2>/dev/null)" ""
+	case $ERR in
+	*"$root/etc/memcg-policy.conf:4: regenerate = yes is ignored with --root"*"apply --regenerate"*)
+		pass "regenerate = yes with --root: ignored, with file:line, and says how" ;;
+	*) fail "regenerate = yes with --root: ignored, with file:line, and says how" "$ERR" ;;
+	esac
+	expect_exit "regenerate = yes with --root: check: not regenerated yet, exit 0" 0 "$MEMCG_POLICY" --root "$root" check
+	printf '[policy]\nmode = off\n' | write_policy "$root/etc/memcg-policy.conf"
+
 	export LEAKED_VARIABLE=from-the-test
-	expect_exit "regenerate = yes: apply" 0 img "$MEMCG_POLICY" --root "$root" apply
-	expect_eq "regenerate = yes: update-grub ran once, in the root" "$(cat "$root/regen.log" 2>/dev/null)" "update-grub "
-	expect_eq "regenerate = yes: clean environment" "$(grep -c 'LEAKED_VARIABLE' "$root/regen.env" 2>/dev/null)" 0
-	expect_eq "regenerate = yes: MEMCG_POLICY_IMAGE=1 for the drop-in" \
+	local mounts_before
+	mounts_before=$(wc -l </proc/self/mountinfo)
+	expect_exit "--regenerate: apply" 0 "$MEMCG_POLICY" --root "$root" apply --regenerate
+	expect_eq "--regenerate: update-grub ran once, in the root" "$(cat "$root/regen.log" 2>/dev/null)" "update-grub "
+	case $OUT in
+	*"regenerated /boot/grub/grub.cfg"*) pass "--regenerate: says the menu was regenerated" ;;
+	*) fail "--regenerate: says the menu was regenerated" "$OUT" ;;
+	esac
+	expect_eq "--regenerate: /dev, /proc and /sys prepared inside" "$(tr '\n' ' ' <"$root/regen.ns" 2>/dev/null)" "dev proc sys "
+	expect_eq "--regenerate: no mount left on the host" "$(grep -c " $root/" /proc/self/mountinfo)" 0
+	expect_eq "--regenerate: the host's mount table as before" "$(wc -l </proc/self/mountinfo)" "$mounts_before"
+	expect_eq "--regenerate: the image's mount points empty again" "$(find "$root/proc" "$root/sys" "$root/dev" -mindepth 1)" ""
+	expect_eq "--regenerate: clean environment" "$(grep -c 'LEAKED_VARIABLE' "$root/regen.env" 2>/dev/null)" 0
+	expect_eq "--regenerate: MEMCG_POLICY_IMAGE=1 for the drop-in" \
 		"$(grep -c "^export MEMCG_POLICY_IMAGE='1'$" "$root/regen.env" 2>/dev/null)" 1
-	expect_eq "regenerate = yes: PATH and LC_ALL set" \
+	expect_eq "--regenerate: PATH and LC_ALL set" \
 		"$(grep -E '^export (PATH|LC_ALL)=' "$root/regen.env" 2>/dev/null | tr '\n' ' ')" \
 		"export LC_ALL='C' export PATH='/usr/sbin:/usr/bin:/sbin:/bin' "
 	unset LEAKED_VARIABLE
-	expect_eq "regenerate = yes: the menu carries the decision (drop-in ran inside)" \
+	expect_eq "--regenerate: the menu carries the decision (drop-in ran inside)" \
 		"$(grep -c 'cgroup_disable=memory' "$root/boot/grub/grub.cfg")" 6
-	expect_eq "regenerate = yes: no cgroup_enable=memory left" "$(grep -c 'cgroup_enable=memory' "$root/boot/grub/grub.cfg")" 0
-	expect_exit "regenerate = yes: check: in sync" 0 img "$MEMCG_POLICY" --root "$root" check
+	expect_eq "--regenerate: no cgroup_enable=memory left" "$(grep -c 'cgroup_enable=memory' "$root/boot/grub/grub.cfg")" 0
+	expect_exit "--regenerate: check: in sync" 0 "$MEMCG_POLICY" --root "$root" check
 
 	rm -f "$root/regen.log"
-	expect_exit "regenerate = yes: second apply" 0 img "$MEMCG_POLICY" --root "$root" apply
-	expect_eq "regenerate = yes: second apply runs no tool" "$(cat "$root/regen.log" 2>/dev/null)" ""
+	expect_exit "--regenerate: second apply" 0 "$MEMCG_POLICY" --root "$root" apply --regenerate
+	expect_eq "--regenerate: second apply runs no tool" "$(cat "$root/regen.log" 2>/dev/null)" ""
 
 	# the decision changes, the drop-in does not: the stale menu is regenerated
-	printf '[policy]\nmode = on\n[bootloaders]\nregenerate = yes\n' | write_policy "$root/etc/memcg-policy.conf"
-	expect_exit "regenerate = yes: apply after set on" 0 img "$MEMCG_POLICY" --root "$root" apply
-	expect_eq "regenerate = yes: stale menu regenerated" "$(cat "$root/regen.log" 2>/dev/null)" "update-grub "
-	expect_eq "regenerate = yes: menu now without cgroup_disable=memory" "$(grep -c 'cgroup_disable=memory' "$root/boot/grub/grub.cfg")" 0
-	expect_exit "regenerate = yes: check after set on: in sync" 0 img "$MEMCG_POLICY" --root "$root" check
+	printf '[policy]\nmode = on\n' | write_policy "$root/etc/memcg-policy.conf"
+	expect_exit "--regenerate: apply after set on" 0 "$MEMCG_POLICY" --root "$root" apply --regenerate
+	expect_eq "--regenerate: stale menu regenerated" "$(cat "$root/regen.log" 2>/dev/null)" "update-grub "
+	expect_eq "--regenerate: menu now without cgroup_disable=memory" "$(grep -c 'cgroup_disable=memory' "$root/boot/grub/grub.cfg")" 0
+	expect_exit "--regenerate: check after set on: in sync" 0 "$MEMCG_POLICY" --root "$root" check
 
-	# --no-regenerate, regenerate = no: nothing runs
-	printf '[policy]\nmode = off\n[bootloaders]\nregenerate = yes\n' | write_policy "$root/etc/memcg-policy.conf"
-	rm -f "$root/regen.log" "$root/etc/default/grub.d/99-memcg-policy.cfg"
-	expect_exit "--no-regenerate: apply" 0 img "$MEMCG_POLICY" --root "$root" apply --no-regenerate
+	expect_exit "--regenerate with --no-regenerate: usage error" 2 "$MEMCG_POLICY" --root "$root" apply --regenerate --no-regenerate
+
+	# what cannot work is refused before anything is written
+	printf '[policy]\nmode = off\n' | write_policy "$root/etc/memcg-policy.conf"
+	rm -f "$root/regen.log"
+	local before
+	before=$(tree)
+	rmdir "$root/sys"
+	expect_exit "--regenerate: no /sys in the image: exit 4" 4 "$MEMCG_POLICY" --root "$root" apply --regenerate
+	case $ERR in
+	*"--regenerate: $root/sys: No such file or directory: no directory to mount sys on"*)
+		pass "--regenerate: no /sys in the image: says so" ;;
+	*) fail "--regenerate: no /sys in the image: says so" "$ERR" ;;
+	esac
+	expect_eq "--regenerate: no /sys in the image: nothing written" "$(tree)" "$before"
+	mkdir "$root/sys"
+	sed -i '1s|.*|#!/bin/bash|' "$root/usr/sbin/update-grub"
+	before=$(tree)
+	expect_exit "--regenerate: the tool's interpreter missing in the image: exit 4" 4 \
+		"$MEMCG_POLICY" --root "$root" apply --regenerate
+	case $ERR in
+	*"--regenerate: $root/bin/bash, the interpreter of update-grub, cannot be run inside the image"*)
+		pass "--regenerate: the tool's interpreter missing: says so" ;;
+	*) fail "--regenerate: the tool's interpreter missing: says so" "$ERR" ;;
+	esac
+	expect_eq "--regenerate: the tool's interpreter missing: nothing written" "$(tree)" "$before"
+	expect_eq "--regenerate: the tool's interpreter missing: nothing ran" "$(cat "$root/regen.log" 2>/dev/null)" ""
+	sed -i '1s|.*|#!/bin/sh|' "$root/usr/sbin/update-grub"
+	if command -v setpriv >/dev/null; then
+		# what lets the run get as far as the namespace: the lock it takes
+		find "$root" -type d -exec chmod a+rwx {} +
+		chmod 0666 "$root/run/memcg-policy.lock"
+		before=$(tree)
+		expect_exit "--regenerate: no privilege for a mount namespace: exit 4" 4 \
+			setpriv --reuid=65534 --regid=65534 --clear-groups "$MEMCG_POLICY" --root "$root" apply --regenerate
+		case $ERR in
+		*"--regenerate: cannot create a private mount namespace: Operation not permitted"*)
+			pass "--regenerate: no privilege: says so" ;;
+		*) fail "--regenerate: no privilege: says so" "$ERR" ;;
+		esac
+		expect_eq "--regenerate: no privilege: nothing written" "$(tree)" "$before"
+	else
+		fail "--regenerate: no privilege" "setpriv (util-linux) is missing"
+	fi
+
+	# --no-regenerate: nothing runs
+	rm -f "$root/regen.log"
+	expect_exit "--no-regenerate: apply" 0 "$MEMCG_POLICY" --root "$root" apply --no-regenerate
 	expect_eq "--no-regenerate: no tool ran" "$(cat "$root/regen.log" 2>/dev/null)" ""
-	rm -f "$root/etc/default/grub.d/99-memcg-policy.cfg"
-	printf '[policy]\nmode = off\n[bootloaders]\nregenerate = no\n' | write_policy "$root/etc/memcg-policy.conf"
-	expect_exit "regenerate = no: apply" 0 img "$MEMCG_POLICY" --root "$root" apply
-	expect_eq "regenerate = no: no tool ran" "$(cat "$root/regen.log" 2>/dev/null)" ""
+	printf '[policy]\nmode = on\n' | write_policy "$root/etc/memcg-policy.conf"
 
 	# a failing tool: exit 4, its output shown
-	rm -f "$root/etc/default/grub.d/99-memcg-policy.cfg"
-	printf '[policy]\nmode = off\n[bootloaders]\nregenerate = yes\n' | write_policy "$root/etc/memcg-policy.conf"
 	: >"$root/fail"
-	expect_exit "regenerate = yes: a failing update-grub is exit 4" 4 img "$MEMCG_POLICY" --root "$root" apply
+	expect_exit "--regenerate: a failing update-grub is exit 4" 4 "$MEMCG_POLICY" --root "$root" apply --regenerate
 	case $ERR in
 	*"update-grub failed (exit status 1)"*"grub-probe: error: failed to get canonical path of /dev/root."*)
-		pass "regenerate = yes: the tool's output is shown" ;;
-	*) fail "regenerate = yes: the tool's output is shown" "$ERR" ;;
+		pass "--regenerate: the tool's output is shown" ;;
+	*) fail "--regenerate: the tool's output is shown" "$ERR" ;;
 	esac
 	rm -f "$root/fail"
 }

@@ -640,17 +640,17 @@ TEST(after_commit_runs_nothing_without_change)
 	CHECK_INT(fake_find(&f, &l), 0);
 	bool changed[4] = { false, false, false, false };
 	unsigned ran = 0;
-	CHECK_INT(grub_after_commit(&f.r, &f.p, &l, changed, false, &ran), 0);
+	CHECK_INT(grub_after_commit(&f.r, &f.p, &l, changed, GRUB_REGEN_POLICY, &ran), 0);
 	CHECK_INT(ran, 0);
 	/* changed, but --root with regenerate = auto, or --no-regenerate */
 	for (size_t i = 0; i < l.n; i++)
 		changed[i] = true;
 	log_verbosity = -1; /* the "not regenerated" notice */
-	CHECK_INT(grub_after_commit(&f.r, &f.p, &l, changed, false, &ran), 0);
+	CHECK_INT(grub_after_commit(&f.r, &f.p, &l, changed, GRUB_REGEN_POLICY, &ran), 0);
 	log_verbosity = 0;
 	CHECK_INT(ran, 0);
 	f.p.regenerate = TRI_YES;
-	CHECK_INT(grub_after_commit(&f.r, &f.p, &l, changed, true, &ran), 0);
+	CHECK_INT(grub_after_commit(&f.r, &f.p, &l, changed, GRUB_REGEN_NEVER, &ran), 0);
 	CHECK_INT(ran, 0);
 	CHECK(access(trace, F_OK) != 0);
 	slots_free(&l);
