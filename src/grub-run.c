@@ -126,7 +126,7 @@ static int editenv_set(const struct root *r, const char *path, const char *value
 		/* --root: the host's tool on the root's file */
 		_cleanup_close_ int fd = root_openat(r, path, O_RDONLY | O_CLOEXEC, 0);
 		if (fd < 0)
-			return report(EXIT_SYSTEM, "%s: %s", disp, strerror(-fd));
+			return report(root_error_exit(fd), "%s: %s", disp, root_strerror(fd));
 		const int fds[] = { fd, -1 };
 		static const char *const host_tools[] = { "grub2-editenv", "grub-editenv" };
 		for (size_t i = 0; i < ARRAY_SIZE(host_tools) && rc < 0; i++) {
@@ -147,7 +147,7 @@ static int editenv_set(const struct root *r, const char *path, const char *value
 	size_t len;
 	int e = root_read_file(r, path, 64u << 10, &text, &len);
 	if (e < 0)
-		return report(EXIT_SYSTEM, "%s: cannot read: %s", disp, strerror(-e));
+		return report(root_error_exit(e), "%s: cannot read: %s", disp, root_strerror(e));
 	_cleanup_free_ char *now = grubenv_get(text, len, "kernelopts");
 	if (!now || !streq(now, value))
 		return report(EXIT_SYSTEM, "%s: kernelopts is not what grub-editenv was asked to set", disp);

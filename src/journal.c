@@ -322,7 +322,7 @@ int journal_load(const struct root *r, struct journal *j)
 	if (ret == -EFBIG)
 		return report(EXIT_BADINPUT, "%s: corrupt journal: too large", disp);
 	if (ret < 0)
-		return report(EXIT_SYSTEM, "%s: cannot read: %s", disp, strerror(-ret));
+		return report(root_error_exit(ret), "%s: cannot read: %s", disp, root_strerror(ret));
 
 	json_tokener *tok = json_tokener_new();
 	if (!tok)

@@ -64,7 +64,7 @@ static int read_whole(const struct root *r, const char *path, const char *disp, 
 	if (errno_is_absent(fd))
 		return 1;
 	if (fd < 0)
-		return report(EXIT_SYSTEM, "%s: %s", disp, strerror(-fd));
+		return report(root_error_exit(fd), "%s: %s", disp, root_strerror(fd));
 	int rc = read_fd_all(fd, MAX_INPUT_FILE, raw, raw_len);
 	if (rc == -EISDIR || rc == -EINVAL)
 		return report(EXIT_BADINPUT, "%s: not a regular file", disp);

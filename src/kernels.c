@@ -47,9 +47,10 @@ static void kmod_silent(void *data _unused_, int priority _unused_, const char *
 {
 }
 
-/* Is one of the index files of the module tree DIR ("modules.*") a
- * symbolic link? libkmod opens them by name and would follow such a link
- * itself, out of the root. */
+/* Is one of the index files of the module tree DIR ("modules.*") not a
+ * regular file (a symbolic link, FIFO, device, directory)? libkmod opens
+ * them by name, would follow such a link itself, out of the root, and
+ * would block on a FIFO. */
 static bool index_has_links(const struct root *r, const char *dir)
 {
 	char **names;
@@ -62,7 +63,8 @@ static bool index_has_links(const struct root *r, const char *dir)
 			continue;
 		_cleanup_free_ char *p = path_join(dir, names[i]);
 		struct stat st;
-		links = root_lstat(r, p, &st) == 0 && S_ISLNK(st.st_mode);
+		/* a FIFO would block libkmod, a device it would open */
+		links = root_lstat(r, p, &st) < 0 || !S_ISREG(st.st_mode);
 	}
 	names_free(names, n);
 	return links;
@@ -166,7 +168,7 @@ static int collect_names(const struct root *r, const char *dir, const char *pref
 		return 0;
 	if (n < 0) {
 		_cleanup_free_ char *disp = root_display(r, dir);
-		return report(EXIT_SYSTEM, "%s: %s", disp, strerror(-n));
+		return report(root_error_exit(n), "%s: %s", disp, root_strerror(n));
 	}
 	for (int i = 0; i < n; i++) {
 		const char *v = names[i];

@@ -719,8 +719,10 @@ static int load_root_file(const struct root *r, const char *path, struct policy 
 	int fd = root_openat(r, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0);
 	if (fd == -ENOENT)
 		return 0;
+	if (fd == -EINVAL || fd == -EISDIR)
+		return report(EXIT_BADINPUT, "%s: unsafe policy file: not a regular file", display);
 	if (fd < 0)
-		return report(EXIT_SYSTEM, "%s: cannot open policy file: %s", display, strerror(-fd));
+		return report(root_error_exit(fd), "%s: cannot open policy file: %s", display, root_strerror(fd));
 	log_verbose("reading policy %s", display);
 	return load_fd(p, fd, display);
 }
@@ -734,7 +736,7 @@ static int load_root_dir(const struct root *r, const char *dir, struct policy *p
 		return 0;
 	if (n < 0) {
 		_cleanup_free_ char *display = root_display(r, dir);
-		return report(EXIT_SYSTEM, "%s: cannot list policy directory: %s", display, strerror(-n));
+		return report(root_error_exit(n), "%s: cannot list policy directory: %s", display, root_strerror(n));
 	}
 	int ret = 0;
 	for (int i = 0; i < n && ret == 0; i++) {

@@ -4,8 +4,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
 #include <stdio.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -162,7 +164,16 @@ static int walk_open(int rootfd, const char *path, int flags, mode_t mode)
 	}
 }
 
-int root_openat(const struct root *r, const char *path, int flags, mode_t mode)
+/* openat2(RESOLVE_IN_ROOT) fails with EAGAIN when a rename anywhere on
+ * the system races a ".." step of the lookup. It is retried this many
+ * times; then the component walk resolves the path (it needs no retry). */
+#define OPENAT2_RETRIES 64
+static unsigned long eagain_seen;
+
+unsigned long root_openat2_eagain_count(void) { return eagain_seen; }
+
+/* Resolves path inside the root with flags as given (no type check). */
+static int resolve(const struct root *r, const char *path, int flags, mode_t mode)
 {
 	if (openat2_supported != 0) {
 		struct open_how how = {
@@ -175,17 +186,17 @@ int root_openat(const struct root *r, const char *path, int flags, mode_t mode)
 			rel++;
 		if (!*rel)
 			rel = ".";
-		/* EAGAIN: a rename or mount elsewhere raced the ".."
-		 * resolution that RESOLVE_IN_ROOT checks; the kernel asks to
-		 * try again */
-		long fd;
-		unsigned tries = 0;
-		do
-			fd = syscall(SYS_openat2, r->fd, rel, &how, sizeof(how));
-		while (fd < 0 && errno == EAGAIN && ++tries < 1000);
-		if (fd >= 0) {
-			openat2_supported = 1;
-			return (int)fd;
+		for (unsigned attempt = 0;; attempt++) {
+			long fd = syscall(SYS_openat2, r->fd, rel, &how, sizeof(how));
+			if (fd >= 0) {
+				openat2_supported = 1;
+				return (int)fd;
+			}
+			if (errno != EAGAIN)
+				break;
+			eagain_seen++;
+			if (attempt >= OPENAT2_RETRIES)
+				return walk_open(r->fd, path, flags, mode);
 		}
 		if (errno != ENOSYS && errno != EPERM)
 			return -errno;
@@ -194,6 +205,136 @@ int root_openat(const struct root *r, const char *path, int flags, mode_t mode)
 		openat2_supported = 0;
 	}
 	return walk_open(r->fd, path, flags, mode);
+}
+
+/* The device of the running kernel's devtmpfs: /dev when it is a mount
+ * of its own with tmpfs' magic (devtmpfs reports it), else none (a chroot
+ * or container whose /dev is a plain directory). */
+static dev_t devtmpfs_dev(void)
+{
+	static dev_t dev = (dev_t)-1;
+	static bool known;
+	if (!known) {
+		struct stat d, top;
+		struct statfs sfs;
+		if (stat("/dev", &d) == 0 && S_ISDIR(d.st_mode) && stat("/", &top) == 0 && d.st_dev != top.st_dev &&
+		    statfs("/dev", &sfs) == 0 && (unsigned long)sfs.f_type == TMPFS_MAGIC)
+			dev = d.st_dev;
+		known = true;
+	}
+	return dev;
+}
+
+/* File systems that are the running kernel's, never an image's: reached
+ * from a root (the host's /proc mounted into it for a chroot, an image's
+ * symlink to /proc/cmdline), they would pull the host into the image's
+ * decision. devtmpfs reports tmpfs' magic: it is told by its device (and
+ * never when the root itself lies on it). */
+static bool is_pseudo_fs(const struct root *r, int fd, const struct stat *st)
+{
+	static const unsigned long magics[] = {
+		PROC_SUPER_MAGIC, SYSFS_MAGIC,	     DEBUGFS_MAGIC,    TRACEFS_MAGIC, SECURITYFS_MAGIC,
+		DEVPTS_SUPER_MAGIC, CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC, BPF_FS_MAGIC, PSTOREFS_MAGIC,
+		EFIVARFS_MAGIC,	  SELINUX_MAGIC,     SMACK_MAGIC,      BINFMTFS_MAGIC, NSFS_MAGIC,
+		USBDEVICE_SUPER_MAGIC, 0x62656570 /* configfs */, 0x65735543 /* fusectl */,
+	};
+	struct statfs sfs;
+	if (fstatfs(fd, &sfs) < 0)
+		return true;
+	for (size_t i = 0; i < ARRAY_SIZE(magics); i++)
+		if ((unsigned long)sfs.f_type == magics[i])
+			return true;
+	dev_t dev = devtmpfs_dev();
+	if (dev == (dev_t)-1 || st->st_dev != dev)
+		return false;
+	struct stat top;
+	return fstat(r->fd, &top) < 0 || top.st_dev != dev;
+}
+
+/* Opens the file that the O_PATH descriptor pfd names with flags, without
+ * resolving its path again: through /proc/self/fd where there is a /proc,
+ * else by path, and then it must still be the same file. */
+static int reopen(const struct root *r, int pfd, const struct stat *st, const char *path, int flags)
+{
+	int f = flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW | O_DIRECTORY | O_PATH);
+	char proc[64];
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	int fd = open(proc, f | O_CLOEXEC);
+	if (fd < 0 && errno != ENOENT)
+		return -errno;
+	if (fd < 0) {
+		fd = resolve(r, path, f | (flags & O_NOFOLLOW), 0);
+		if (fd < 0)
+			return fd;
+	}
+	struct stat now;
+	if (fstat(fd, &now) < 0 || now.st_dev != st->st_dev || now.st_ino != st->st_ino) {
+		close(fd);
+		return -EAGAIN;
+	}
+	return fd;
+}
+
+int root_openat(const struct root *r, const char *path, int flags, mode_t mode)
+{
+	bool want_dir = flags & O_DIRECTORY;
+	/* first an O_PATH descriptor: opening it never blocks and never
+	 * reaches a driver; the type is checked on it */
+	for (int tries = 0;; tries++) {
+		int pfd = resolve(r, path, O_PATH | (flags & (O_NOFOLLOW | O_DIRECTORY)), 0);
+		if (pfd == -ENOENT && (flags & O_CREAT)) {
+			int fd = resolve(r, path, (flags | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY) & ~O_DIRECTORY,
+					 mode);
+			if (fd != -EEXIST || (flags & O_EXCL) || tries > 3)
+				return fd;
+			continue; /* made by someone else meanwhile: check it */
+		}
+		if (pfd < 0)
+			return pfd;
+		struct stat st;
+		if (fstat(pfd, &st) < 0) {
+			int e = -errno;
+			close(pfd);
+			return e;
+		}
+		int e = 0;
+		if (!r->live && is_pseudo_fs(r, pfd, &st))
+			e = -EXDEV;
+		else if (!want_dir && S_ISDIR(st.st_mode) && !(flags & O_PATH))
+			e = -EISDIR;
+		else if (!want_dir && !S_ISREG(st.st_mode) && !(flags & O_PATH))
+			e = -EINVAL;
+		else if ((flags & O_CREAT) && (flags & O_EXCL))
+			e = -EEXIST;
+		if (e < 0 || (flags & O_PATH)) {
+			if (e < 0)
+				close(pfd);
+			return e < 0 ? e : pfd;
+		}
+		int fd = reopen(r, pfd, &st, path, flags | (want_dir ? O_DIRECTORY : O_NONBLOCK | O_NOCTTY));
+		close(pfd);
+		if (fd == -EAGAIN && tries < 3)
+			continue; /* replaced between the two opens */
+		return fd;
+	}
+}
+
+const char *root_strerror(int e)
+{
+	switch (e) {
+	case -EINVAL:
+	case -EISDIR:
+		return "not a regular file";
+	case -EXDEV:
+		return "on a pseudo file system of the running kernel (proc, sysfs, devtmpfs...): refused with --root";
+	default:
+		return strerror(-e);
+	}
+}
+
+int root_error_exit(int e)
+{
+	return e == -EINVAL || e == -EISDIR || e == -EXDEV || e == -ELOOP || e == -EFBIG ? EXIT_BADINPUT : EXIT_SYSTEM;
 }
 
 int read_fd_all(int fd, size_t max, char **out, size_t *len)

@@ -24,8 +24,24 @@ struct root {
 int root_open(struct root *r, const char *path);
 void root_close(struct root *r);
 
-/* Open a path inside the root. flags as for openat(2) (O_CREAT allowed). */
+/* Open a path inside the root. flags as for openat(2) (O_CREAT allowed).
+ * The path is first opened O_PATH and its type checked on that descriptor:
+ * without O_DIRECTORY or O_PATH only a regular file is opened (-EISDIR for
+ * a directory, -EINVAL for a FIFO, socket or device, which are never
+ * opened, so nothing blocks). With --root, a file on a pseudo file system
+ * of the running kernel (proc, sysfs, devtmpfs, debugfs...) gives -EXDEV. */
 int root_openat(const struct root *r, const char *path, int flags, mode_t mode);
+
+/* For an error of root_openat/root_read_file: the text to print ("not a
+ * regular file", "on the running kernel's proc file system: refused with
+ * --root", else strerror) and the exit code (EXIT_BADINPUT for what the
+ * tree holds, EXIT_SYSTEM for the rest). */
+const char *root_strerror(int e);
+int root_error_exit(int e);
+
+/* openat2 is retried on EAGAIN (64 times, then the component walk
+ * resolves the path); how often EAGAIN was met (for tests). */
+unsigned long root_openat2_eagain_count(void);
 
 /* Path for messages: "ROOT/path" with --root, "path" on a live system. */
 char *root_display(const struct root *r, const char *path);

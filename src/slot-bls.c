@@ -329,7 +329,7 @@ static int bls_find_in(const struct root *r, const struct policy *p, const struc
 			int n = root_list_dir(r, dir, ".conf", &names);
 			if (n < 0) {
 				_cleanup_free_ char *disp = root_display(r, dir);
-				return report(EXIT_SYSTEM, "%s: cannot list: %s", disp, strerror(-n));
+				return report(root_error_exit(n), "%s: cannot list: %s", disp, root_strerror(n));
 			}
 			int e = 0;
 			for (int i = 0; i < n && e >= 0; i++) {
@@ -348,7 +348,7 @@ static int bls_find_in(const struct root *r, const struct policy *p, const struc
 			int n = root_list_dir(r, dir, NULL, &names);
 			if (n < 0) {
 				_cleanup_free_ char *disp = root_display(r, dir);
-				return report(EXIT_SYSTEM, "%s: cannot list: %s", disp, strerror(-n));
+				return report(root_error_exit(n), "%s: cannot list: %s", disp, root_strerror(n));
 			}
 			for (int i = 0; i < n; i++) {
 				if (!is_efi_name(names[i]))

@@ -289,7 +289,7 @@ static int detect(const struct root *r, const struct policy *p, struct detect *d
 		int e = root_read_file(r, dt->mkconfig, MAX_SCRIPT, &text, &len);
 		if (e < 0 && e != -EFBIG) {
 			_cleanup_free_ char *d = root_display(r, dt->mkconfig);
-			return report(EXIT_SYSTEM, "%s: cannot read: %s", d, strerror(-e));
+			return report(root_error_exit(e), "%s: cannot read: %s", d, root_strerror(e));
 		}
 		/* Debian's loop: for x in ${sysconfdir}/default/grub.d/ *.cfg (no space) */
 		dt->dropin_support = e == 0 && memmem(text, len, "/default/grub.d/*.cfg", 21) != NULL;
@@ -380,7 +380,7 @@ int grub_slots_find(const struct root *r, const struct policy *p, struct slot_li
 		e = root_read_file(r, grubenvs[i], 64u << 10, &text, &len);
 		if (e < 0) {
 			_cleanup_free_ char *d = root_display(r, grubenvs[i]);
-			e = report(e == -EFBIG ? EXIT_BADINPUT : EXIT_SYSTEM, "%s: cannot read: %s", d, strerror(-e));
+			e = report(root_error_exit(e), "%s: cannot read: %s", d, root_strerror(e));
 			goto out;
 		}
 		char *v = grubenv_get(text, len, "kernelopts");
@@ -405,7 +405,7 @@ int grub_slots_find(const struct root *r, const struct policy *p, struct slot_li
 		e = root_read_file(r, grub_menus[i], MAX_INPUT_FILE, &s->content, &s->len);
 		if (e < 0) {
 			_cleanup_free_ char *d = root_display(r, grub_menus[i]);
-			e = report(e == -EFBIG ? EXIT_BADINPUT : EXIT_SYSTEM, "%s: cannot read: %s", d, strerror(-e));
+			e = report(root_error_exit(e), "%s: cannot read: %s", d, root_strerror(e));
 			grub_regen_free(&g);
 			goto out;
 		}

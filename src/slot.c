@@ -91,7 +91,7 @@ int slot_read_text(const struct root *r, const char *path, char **out, size_t *l
 	if (e == -ENOENT)
 		return 0;
 	if (e < 0)
-		return report(EXIT_SYSTEM, "%s: %s", disp, strerror(-e));
+		return report(root_error_exit(e), "%s: %s", disp, root_strerror(e));
 	if (!S_ISREG(st.st_mode))
 		return report(EXIT_BADINPUT, "%s: not a regular file", disp);
 	char *text;
@@ -102,7 +102,7 @@ int slot_read_text(const struct root *r, const char *path, char **out, size_t *l
 	if (e == -EINVAL || e == -EISDIR)
 		return report(EXIT_BADINPUT, "%s: not a regular file", disp);
 	if (e < 0)
-		return report(EXIT_SYSTEM, "%s: cannot read: %s", disp, strerror(-e));
+		return report(root_error_exit(e), "%s: cannot read: %s", disp, root_strerror(e));
 	e = slot_text_check(disp, text, n);
 	if (e < 0) {
 		free(text);

@@ -425,7 +425,7 @@ static int prepare(struct txn *t, struct txn_file *f)
 		if (!d) {
 			if (!f->data && (r == -ENOENT || r == -ENOTDIR))
 				return 0; /* deleting what is not there */
-			return report(EXIT_SYSTEM, "%s: cannot open the directory: %s", disp, strerror(-r));
+			return report(root_error_exit(r), "%s: cannot open the directory: %s", disp, root_strerror(r));
 		}
 		struct stat st;
 		if (fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
