@@ -64,6 +64,8 @@ const struct bench_metric *bench_run_find(const struct bench_run *r, const char 
 
 char *bench_metric_label(const struct bench_metric *m)
 {
+	if (streq(m->stat, "coeffvar")) /* as mmtests spells it */
+		return xasprintf("CoeffVar %s", m->name);
 	char *s = xasprintf("%s %s", m->stat, m->name);
 	s[0] = (char)toupper((unsigned char)s[0]);
 	return s;
@@ -201,6 +203,67 @@ int bench_run_parse(const char *text, size_t len, const char *file, struct bench
 	}
 	*out = r;
 	return 0;
+}
+
+void bench_spread(const double *v, size_t n, struct bench_spread *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (n == 0)
+		return;
+	double sum = 0;
+	out->min = out->max = v[0];
+	for (size_t i = 0; i < n; i++) {
+		sum += v[i];
+		if (v[i] < out->min)
+			out->min = v[i];
+		if (v[i] > out->max)
+			out->max = v[i];
+	}
+	double mean = sum / (double)n, sq = 0;
+	for (size_t i = 0; i < n; i++)
+		sq += (v[i] - mean) * (v[i] - mean);
+	out->stddev = n > 1 ? sqrt(sq / (double)(n - 1)) : 0;
+	out->coeffvar = mean != 0 ? out->stddev / mean * 100.0 : 0;
+}
+
+/* Facts of a run that make two runs comparable: what was run, and on
+ * what machine. */
+static const struct {
+	const char *key;
+	const char *what;
+	bool machine;
+} comparable[] = {
+	{ "threads", "thread counts", false },
+	{ "size", "bytes per thread", false },
+	{ "iterations", "iterations", false },
+	{ "cpu", "CPU", true },
+	{ "nproc", "number of CPUs", true },
+	{ "arch", "architecture", true },
+};
+
+static bool has_spread(const struct bench_run *r)
+{
+	for (size_t i = 0; i < r->n_metrics; i++)
+		if (streq(r->metrics[i].stat, "stddev"))
+			return true;
+	return false;
+}
+
+void bench_compare_warnings(const struct bench_run *a, const struct bench_run *b, struct strv *out)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(comparable); i++) {
+		const char *va = bench_run_get(a, comparable[i].key), *vb = bench_run_get(b, comparable[i].key);
+		if (!va || !vb || streq(va, vb))
+			continue;
+		strv_push(out, xasprintf("the runs differ in %s (%s: A %s, B %s)%s", comparable[i].what,
+					 comparable[i].key, va, vb,
+					 comparable[i].machine ? ": they were made on different machines" : ""));
+	}
+	const struct bench_run *runs[] = { a, b };
+	for (size_t k = 0; k < 2; k++)
+		if (!has_spread(runs[k]))
+			strv_push(out, xasprintf("%c has no spread figures (Min, Stddev, CoeffVar, Max): saved by an "
+						 "earlier version", k ? 'B' : 'A'));
 }
 
 bool bench_pct(double a, double b, double *pct)

@@ -53,6 +53,19 @@ void bench_run_free(struct bench_run *r);
 /* The metrics alone, one a line: "Hmean faults/cpu-1   1509075.7561". */
 char *bench_run_format_metrics(const struct bench_run *r);
 
+/* The spread of samples: Min, Max, sample standard deviation, and the
+ * coefficient of variation (Stddev / mean, in percent), as mmtests reports
+ * them beside the Hmean. */
+struct bench_spread {
+	double min, max, stddev, coeffvar;
+};
+void bench_spread(const double *v, size_t n, struct bench_spread *out);
+
+/* What makes two runs not directly comparable, one sentence each (pushed
+ * to out): different thread counts, sizes, iterations or machines (CPU,
+ * number of CPUs, architecture), a run without spread figures. */
+void bench_compare_warnings(const struct bench_run *a, const struct bench_run *b, struct strv *out);
+
 /* Percentage difference of b from a, (b - a) / a * 100; 0 when both are 0;
  * false when only a is 0 (no percentage can be given). */
 bool bench_pct(double a, double b, double *pct);

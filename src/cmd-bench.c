@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -348,8 +349,16 @@ static int do_compare(const struct context *ctx, const char *file_a, const char 
 		bench_run_free(&b);
 		return -r;
 	}
+	struct strv warnings = {0};
+	bench_compare_warnings(&a, &b, &warnings);
+	for (size_t i = 0; i < warnings.n; i++)
+		report_warn("bench --compare: %s", warnings.v[i]);
 	if (ctx->json) {
 		struct json_object *o = json_object_new_object();
+		struct json_object *w = json_object_new_array();
+		for (size_t i = 0; i < warnings.n; i++)
+			json_object_array_add(w, json_object_new_string(warnings.v[i]));
+		json_object_object_add(o, "warnings", w);
 		json_object_object_add(o, "a", json_metadata(&a, file_a));
 		json_object_object_add(o, "b", json_metadata(&b, file_b));
 		struct json_object *metrics = json_object_new_array();
@@ -373,6 +382,7 @@ static int do_compare(const struct context *ctx, const char *file_a, const char 
 		_cleanup_free_ char *text = bench_compare_format(&a, file_a, &b, file_b);
 		fputs(text, stdout);
 	}
+	strv_free(&warnings);
 	bench_run_free(&a);
 	bench_run_free(&b);
 	return EXIT_OK;
@@ -426,9 +436,30 @@ static void print_run_table(const struct bench_run *run)
 	fputs(table, stdout);
 }
 
+/* Before measuring: a run that cannot be saved is not started. Creates
+ * (and removes) a temporary file beside path, as the save will. */
+static int check_save_path(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return report(EXIT_USAGE, "bench: --save %s: is a directory (nothing measured)", path);
+	_cleanup_free_ char *tmp = xasprintf("%s.XXXXXX", path);
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return report(EXIT_SYSTEM, "%s: cannot save a run there: %m (nothing measured)", path);
+	close(fd);
+	unlink(tmp);
+	return 0;
+}
+
 static int do_run(const struct context *ctx, const unsigned *threads, unsigned n_threads, unsigned long long size,
 		  unsigned iterations, const char *save)
 {
+	if (save) {
+		int r = check_save_path(save);
+		if (r < 0)
+			return -r;
+	}
 	unsigned max_threads = 0;
 	for (unsigned i = 0; i < n_threads; i++)
 		if (threads[i] > max_threads)
@@ -472,12 +503,20 @@ static int do_run(const struct context *ctx, const unsigned *threads, unsigned n
 	clear_progress(&progress);
 
 	if (rc == EXIT_OK) {
-		static const char *const hmeans[] = { "faults/cpu", "faults/sec" };
-		for (size_t k = 0; k < ARRAY_SIZE(hmeans); k++)
+		/* per figure, as mmtests lists them: Min, Hmean, Stddev, CoeffVar, Max */
+		static const char *const figures[] = { "faults/cpu", "faults/sec" };
+		for (size_t k = 0; k < ARRAY_SIZE(figures); k++)
 			for (unsigned i = 0; i < n_threads; i++) {
-				_cleanup_free_ char *name = xasprintf("%s-%u", hmeans[k], res[i].threads);
+				_cleanup_free_ char *name = xasprintf("%s-%u", figures[k], res[i].threads);
+				const double *samples = k == 0 ? res[i].faults_per_cpu : res[i].faults_per_sec;
+				struct bench_spread sp;
+				bench_spread(samples, res[i].iterations, &sp);
+				bench_run_add_metric(&run, "min", name, sp.min);
 				bench_run_add_metric(&run, "hmean", name,
 						     k == 0 ? res[i].hmean_faults_per_cpu : res[i].hmean_faults_per_sec);
+				bench_run_add_metric(&run, "stddev", name, sp.stddev);
+				bench_run_add_metric(&run, "coeffvar", name, sp.coeffvar);
+				bench_run_add_metric(&run, "max", name, sp.max);
 			}
 		for (unsigned i = 0; i < n_threads; i++) {
 			_cleanup_free_ char *user = xasprintf("user-%u", res[i].threads);

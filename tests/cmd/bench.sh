@@ -22,8 +22,16 @@ done
 for m in user-1 system-1 elapsed-1 user-2 system-2 elapsed-2; do
 	check "output has Time $m" grep -Eq "^Time $m +$num\$" <<<"$run_out"
 done
-expect_eq "metrics: 4 hmeans and 6 times, nothing else" \
-	"$(grep -Ec "^(Hmean|Time) [a-z/]+-[12] +$num\$" <<<"$run_out")" 10
+for m in faults/cpu-1 faults/cpu-2 faults/sec-1 faults/sec-2; do
+	for st in Min Stddev CoeffVar Max; do
+		check "output has $st $m" grep -Eq "^$st $m +$num\$" <<<"$run_out"
+	done
+	v() { awk -v s="$1" -v m="$m" '$1 == s && $2 == m { print $3 }' <<<"$run_out"; }
+	check "spread of $m: Min <= Hmean <= Max" awk -v lo="$(v Min)" -v h="$(v Hmean)" -v hi="$(v Max)" \
+		'BEGIN { exit !(lo <= h && h <= hi) }'
+done
+expect_eq "metrics: 4 hmeans with their spread (Min, Stddev, CoeffVar, Max) and 6 times, nothing else" \
+	"$(grep -Ec "^(Min|Hmean|Stddev|CoeffVar|Max|Time) [a-z/]+-[12] +$num\$" <<<"$run_out")" 26
 
 check "--save wrote the file" test -s "$d/a.txt"
 expect_eq "saved file starts with the format line" "$(head -n 1 "$d/a.txt")" "memcg-policy-bench 1"
@@ -34,8 +42,8 @@ done
 expect_eq "saved cmdline is /proc/cmdline" "$(sed -n 's/^cmdline: //p' "$d/a.txt")" \
 	"$(tr '\n\t' '  ' </proc/cmdline | sed 's/^ *//; s/ *$//')"
 expect_eq "saved metrics match the printed ones" \
-	"$(awk '$1 == "hmean" || $1 == "time" { print $1, $2, $3 }' "$d/a.txt")" \
-	"$(awk '$1 == "Hmean" || $1 == "Time" { print tolower($1), $2, $3 }' <<<"$run_out")"
+	"$(awk '$1 ~ /^(min|hmean|stddev|coeffvar|max|time)$/ { print $1, $2, $3 }' "$d/a.txt")" \
+	"$(awk '$1 ~ /^(Min|Hmean|Stddev|CoeffVar|Max|Time)$/ { print tolower($1), $2, $3 }' <<<"$run_out")"
 
 # --- --json run
 expect_exit "bench --json runs" 0 "$MEMCG_POLICY" --json bench --size 8M --iterations 2 --threads 2
@@ -51,9 +59,10 @@ expect_exit "second run" 0 "$MEMCG_POLICY" bench "${tiny[@]}" --save "$d/b.txt"
 expect_exit "--compare two runs" 0 "$MEMCG_POLICY" bench --compare "$d/a.txt" "$d/b.txt"
 cmp_out=$OUT
 # "n/a" where A is 0 and B is not (a time too short to register).
-line_re="^(Hmean|Time) [a-z/]+-[12] +$num \\(  0\\.00%\\) +$num \\(( *-?[0-9]+\\.[0-9]{2}%|    n/a)\\)\$"
-expect_eq "--compare: a line in mmtests' format for each of the 10 metrics" \
-	"$(grep -Ec "$line_re" <<<"$cmp_out")" 10
+line_re="^(Min|Hmean|Stddev|CoeffVar|Max|Time) [a-z/]+-[12] +$num \\(  0\\.00%\\) +$num \\(( *-?[0-9]+\\.[0-9]{2}%|    n/a)\\)\$"
+expect_eq "--compare: a line in mmtests' format for each of the 26 metrics (the spread included)" \
+	"$(grep -Ec "$line_re" <<<"$cmp_out")" 26
+expect_eq "--compare: two runs alike: no warning" "$ERR" ""
 expect_eq "--compare: nothing else but the A: and B: lines" \
 	"$(grep -Evc "$line_re" <<<"$cmp_out")" 2
 expect_eq "--compare: A line" "$(sed -n 1p <<<"$cmp_out")" \
@@ -61,10 +70,19 @@ expect_eq "--compare: A line" "$(sed -n 1p <<<"$cmp_out")" \
 expect_eq "--compare: B line" "$(sed -n 2p <<<"$cmp_out")" \
 	"B: kernel $(uname -r), memcg $(sed -n 's/^memcg: //p' "$d/b.txt") ($d/b.txt)"
 expect_eq "--compare: first column is A's values" \
-	"$(awk '/^(Hmean|Time) / { print $2, $3 }' <<<"$cmp_out")" \
-	"$(awk '$1 == "hmean" || $1 == "time" { print $2, $3 }' "$d/a.txt")"
+	"$(awk '/^(Min|Hmean|Stddev|CoeffVar|Max|Time) / { print $2, $3 }' <<<"$cmp_out")" \
+	"$(awk '$1 ~ /^(min|hmean|stddev|coeffvar|max|time)$/ { print $2, $3 }' "$d/a.txt")"
 expect_eq "--compare: the first column's percentage is always 0.00%" \
-	"$(awk '/^(Hmean|Time) / { print $4 $5 }' <<<"$cmp_out" | sort -u)" "(0.00%)"
+	"$(awk '/^(Min|Hmean|Stddev|CoeffVar|Max|Time) / { print $4 $5 }' <<<"$cmp_out" | sort -u)" "(0.00%)"
+
+# runs that do not compare: other threads, another machine
+sed 's/^threads: .*/threads: 1,2,4/; s/^cpu: .*/cpu: Some Other CPU/' "$d/a.txt" >"$d/other.txt"
+expect_exit "--compare different runs: still compared" 0 "$MEMCG_POLICY" bench --compare "$d/a.txt" "$d/other.txt"
+check "--compare different runs: warns about the thread counts" \
+	grep -Eq '^memcg-policy: warning: bench --compare: the runs differ in thread counts \(threads: A 1,2, B 1,2,4\)$' <<<"$ERR"
+check "--compare different runs: warns that the machines differ" \
+	grep -Eq '^memcg-policy: warning: bench --compare: the runs differ in CPU \(cpu: A .*, B Some Other CPU\): they were made on different machines$' <<<"$ERR"
+expect_eq "--compare different runs: two warnings" "$(grep -c warning <<<"$ERR")" 2
 
 expect_exit "--compare a run with itself" 0 "$MEMCG_POLICY" bench --compare "$d/a.txt" "$d/a.txt"
 expect_eq "--compare A A: B's percentages are 0.00% too" \
@@ -93,6 +111,9 @@ B: kernel 4.0.0-nomemcg, memcg off ($d/seed-b.txt)
 Hmean faults/cpu-1   1509075.7561 (  0.00%)   1508934.4568 ( -0.01%)
 Hmean faults/sec-1      1000.0000 (  0.00%)      1100.0000 ( 10.00%)
 Time elapsed-1            10.0000 (  0.00%)              -"
+expect_eq "--compare known values: runs without spread are named" "$ERR" \
+	"memcg-policy: warning: bench --compare: A has no spread figures (Min, Stddev, CoeffVar, Max): saved by an earlier version
+memcg-policy: warning: bench --compare: B has no spread figures (Min, Stddev, CoeffVar, Max): saved by an earlier version"
 if command -v jq >/dev/null; then
 	expect_exit "--json --compare" 0 "$MEMCG_POLICY" --json bench --compare "$d/seed-a.txt" "$d/seed-b.txt"
 	expect_eq "--json --compare: values and differences" \
@@ -136,6 +157,10 @@ check "--compare: the directory is named" grep -Fq "memcg-policy: $d: " <<<"$ERR
 # --- --save that cannot be written: exit 4, nothing left behind
 expect_exit "--save into a missing directory is exit 4" 4 "$MEMCG_POLICY" bench --size 8M --iterations 1 --threads 1 --save "$d/no/such/dir/x.txt"
 check "--save failure names the file" grep -Fq "$d/no/such/dir/x.txt" <<<"$ERR"
+expect_eq "--save is checked before the run: nothing measured, nothing printed" "$OUT" ""
+check "--save failure says nothing was measured" grep -Fq "(nothing measured)" <<<"$ERR"
+expect_exit "--save to a directory is a usage error, before the run" 2 "$MEMCG_POLICY" bench --size 8M --iterations 1 --threads 1 --save "$d"
+expect_eq "--save to a directory: nothing printed" "$OUT" ""
 
 # --- usage errors: exit 2
 bad_options=(
