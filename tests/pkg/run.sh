@@ -2,20 +2,24 @@
 # tests/pkg/run.sh - the packages, as CI checks them (make check-pkg). Runs
 # as root on a Debian machine that may be changed (it installs, removes and
 # purges the package memcg-policy):
-#   1. builds the .deb with dpkg-buildpackage -us -uc -b from a copy of the
-#      tree with packaging/debian as debian/, and checks what it holds;
+#   1. builds the .deb with dpkg-buildpackage -us -uc -b in a fresh git
+#      clone of the tree (what is committed; a copy of the files outside a
+#      git checkout), and checks what it holds;
 #   2. lintian: no error or warning left (the remaining tags are explained
-#      in packaging/debian/memcg-policy.lintian-overrides);
+#      in debian/memcg-policy.lintian-overrides);
 #   3. dpkg -i; `memcg-policy status` and `apply --dry-run` from the
 #      installed path on this host (documented exit codes, nothing written);
 #   4. in a private mount namespace with a test /boot: status, apply
 #      --dry-run, the real kernel-install with the installed plugin after
 #      90-loaderentry.install, and the installed Debian hook through
 #      run-parts;
-#   5. dpkg -r (conffiles and the admin's policy kept, the kernel hook then
-#      does nothing) and dpkg -P (conffiles, journal gone; the admin's own
-#      drop-ins kept);
-#   6. rpmbuild -bb of packaging/rpm/memcg-policy.spec.
+#      the package's prerm on removal reverts what the tool wrote there;
+#   5. an upgrade (dpkg -i again) after `set` edited /etc/memcg-policy.conf
+#      asks nothing and keeps it (not a conffile);
+#   6. dpkg -r (the admin's policy kept, the kernel hook then does nothing)
+#      and dpkg -P (conffiles, policy, journal gone; a journal that still
+#      records changes kept; the admin's own drop-ins kept);
+#   7. make dist, and rpmbuild -ta on its tarball.
 # Prints "PASS: ..." / "FAIL: ..." per check and "N passed, N failed" last.
 # PKG_NOCHECK=1 builds the .deb without running the test suite in it.
 set -u
@@ -66,7 +70,7 @@ done
 
 W=$(mktemp -d /tmp/memcg-pkg.XXXXXX)
 VERSION=$(sed -n 's/^VERSION *= *//p' "$TOP/Makefile")
-DEBVERSION=$(dpkg-parsechangelog -l "$TOP/packaging/debian/changelog" -S Version)
+DEBVERSION=$(dpkg-parsechangelog -l "$TOP/debian/changelog" -S Version)
 SAVED=$W/saved-etc
 # shellcheck disable=SC2317 # (called by the trap)
 cleanup() {
@@ -89,9 +93,17 @@ echo "work directory: $W"
 # ---- 1. build the .deb ---------------------------------------------------
 SRC=$W/build/$PKG-$VERSION
 mkdir -p "$SRC"
-# The working tree as it is (not only what is committed), without build output.
-tar -C "$TOP" --exclude=./.git --exclude='./build*' --exclude=./debian -cf - . | tar -C "$SRC" -xf -
-cp -a "$TOP/packaging/debian" "$SRC/debian"
+rmdir "$SRC"
+if git -C "$TOP" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	# the usual way: a fresh clone, debian/ at its top
+	git clone -q "$TOP" "$SRC" || { fail "git clone of $TOP"; finish; }
+	[ -z "$(git -C "$TOP" status --porcelain --untracked-files=no)" ] ||
+		echo "note: uncommitted changes of $TOP are not in the clone"
+	pass "a fresh clone ($(git -C "$SRC" log -1 --format=%h)) has debian/ at its top"
+else
+	mkdir -p "$SRC"
+	tar -C "$TOP" --exclude='./build*' -cf - . | tar -C "$SRC" -xf -
+fi
 opts=''
 [ -n "${PKG_NOCHECK:-}" ] && opts=nocheck
 run dpkg-buildpackage env -C "$SRC" DEB_BUILD_OPTIONS="$opts" dpkg-buildpackage -us -uc -b
@@ -116,7 +128,6 @@ fi
 contents=$(dpkg-deb -c "$DEB" | awk '{ print $1, $6 }' | grep -v '^d' | sed 's|^\([^ ]*\) \./|\1 /|; s|README\.md\.gz$|README.md|' | sort -k2)
 want_files="-rwxr-xr-x /etc/kernel/postinst.d/50-memcg-policy
 -rw-r--r-- /etc/default/grub.d/99-memcg-policy.cfg
--rw-r--r-- /etc/memcg-policy.conf
 -rwxr-xr-x /usr/lib/kernel/install.d/95-memcg-policy.install
 -rwxr-xr-x /usr/sbin/memcg-policy
 -rw-r--r-- /usr/share/bash-completion/completions/memcg-policy
@@ -126,11 +137,13 @@ want_files="-rwxr-xr-x /etc/kernel/postinst.d/50-memcg-policy
 -rw-r--r-- /usr/share/lintian/overrides/memcg-policy
 -rw-r--r-- /usr/share/man/man5/memcg-policy.conf.5.gz
 -rw-r--r-- /usr/share/man/man8/memcg-policy.8.gz
--rw-r--r-- /usr/share/memcg-policy/99-memcg-policy.cfg"
+-rw-r--r-- /usr/share/memcg-policy/99-memcg-policy.cfg
+-rw-r--r-- /usr/share/memcg-policy/memcg-policy.conf"
 expect_eq ".deb: files and modes" "$contents" "$(printf '%s\n' "$want_files" | sort -k2)"
 conffiles=$(dpkg-deb -I "$DEB" conffiles 2>/dev/null | sort)
-expect_eq ".deb: conffiles" "$conffiles" "$(printf '%s\n' /etc/default/grub.d/99-memcg-policy.cfg /etc/kernel/postinst.d/50-memcg-policy /etc/memcg-policy.conf)"
+expect_eq ".deb: conffiles (not /etc/memcg-policy.conf, which set edits)" "$conffiles" "$(printf '%s\n' /etc/default/grub.d/99-memcg-policy.cfg /etc/kernel/postinst.d/50-memcg-policy)"
 check ".deb: postrm purges the journal" sh -c "dpkg-deb -I '$DEB' postrm | grep -q 'rm -rf /var/lib/memcg-policy'"
+check ".deb: prerm reverts on removal" sh -c "dpkg-deb -I '$DEB' prerm | grep -q '/usr/sbin/memcg-policy -q revert'"
 deps=$(dpkg-deb -f "$DEB" Depends)
 case $deps in
 *libinih*libkmod* | *libkmod*libinih* | *libjson-c*) pass ".deb: Depends from the shared libraries ($deps)" ;;
@@ -182,6 +195,9 @@ fi
 for f in /usr/sbin/memcg-policy /usr/lib/kernel/install.d/95-memcg-policy.install /etc/kernel/postinst.d/50-memcg-policy; do
 	check "installed: $f executable" test -x "$f"
 done
+expect_eq "installed: /etc/memcg-policy.conf is the documented default, copied by postinst" \
+	"$(cmp /etc/memcg-policy.conf /usr/share/memcg-policy/memcg-policy.conf 2>&1 && stat -c %a /etc/memcg-policy.conf)" 644
+check "installed: /etc/memcg-policy.conf is not a conffile" sh -c "! dpkg-query -W -f '\${Conffiles}' $PKG | grep -q /etc/memcg-policy.conf"
 for f in /etc/memcg-policy.conf /etc/default/grub.d/99-memcg-policy.cfg /usr/share/memcg-policy/99-memcg-policy.cfg \
 	/usr/share/man/man8/memcg-policy.8.gz /usr/share/man/man5/memcg-policy.conf.5.gz \
 	/usr/share/bash-completion/completions/memcg-policy; do
@@ -320,7 +336,21 @@ if has "$entry2" cgroup_disable=memory; then say PASS "postinst.d hook: the kern
 else say FAIL "postinst.d hook: the kernel's entry has cgroup_disable=memory"; sed 's/^/    /' "$entry2"; fi
 if [ "$(cat "$foreign")" = "$foreign_before" ]; then say PASS "postinst.d hook: another installation's entry left byte for byte"
 else say FAIL "postinst.d hook: another installation's entry left byte for byte"; sed 's/^/    /' "$foreign"; fi
+
+# The package's prerm, as dpkg runs it on removal: reverts with a message.
+out=$(sh "$NS/prerm" remove 2>&1); rc=$?
+if [ $rc -eq 0 ] && printf '%s' "$out" | grep -q 'reverting the boot configuration'; then say PASS "prerm remove: exit 0, says it reverts"
+else say FAIL "prerm remove: exit 0, says it reverts (exit $rc)"; printf '%s\n' "$out" | sed 's/^/    /'; fi
+if ! has "$entry2" cgroup_disable=memory && has "$entry2" root=UUID=0c1d && ! grep -qw cgroup_disable=memory /etc/kernel/cmdline; then
+	say PASS "prerm remove: the tool's arguments are gone from the entry and /etc/kernel/cmdline"
+else say FAIL "prerm remove: the tool's arguments are gone"; sed 's/^/    /' "$entry2" /etc/kernel/cmdline; fi
+if [ ! -e /var/lib/memcg-policy/journal.json ]; then say PASS "prerm remove: the journal is empty, so gone"
+else say FAIL "prerm remove: the journal is empty, so gone"; fi
+out=$(sh "$NS/prerm" upgrade 2>&1); rc=$?
+if [ $rc -eq 0 ] && [ -z "$out" ]; then say PASS "prerm upgrade: does nothing"; else say FAIL "prerm upgrade: does nothing"; fi
 INSIDE
+dpkg-deb -e "$DEB" "$W/control"
+cp "$W/control/prerm" "$NS/prerm"
 if unshare --mount --propagation private true 2>/dev/null; then
 	unshare --mount --propagation private bash "$NS/inside.sh" "$NS" "$REL" "$REL2" >"$W/ns.log" 2>&1
 	while IFS= read -r line; do
@@ -330,13 +360,22 @@ if unshare --mount --propagation private true 2>/dev/null; then
 		*) echo "$line" ;;
 		esac
 	done <"$W/ns.log"
-	grep -qE '^(PASS|FAIL): kernel-install remove' "$W/ns.log" || fail "the namespace test ran to its end" "$(tail -n 20 "$W/ns.log")"
+	grep -qE '^(PASS|FAIL): prerm upgrade' "$W/ns.log" || fail "the namespace test ran to its end" "$(tail -n 20 "$W/ns.log")"
 else
 	fail "a private mount namespace for the test /boot (unshare --mount needs CAP_SYS_ADMIN)"
 fi
 check "the namespace left the host's /boot alone" test ! -e /boot/loader/entries/memcgtest-$REL.conf
 
-# ---- 5. remove and purge -------------------------------------------------
+# ---- 5. upgrade after set edited the policy --------------------------------
+run set-off /usr/sbin/memcg-policy set off --no-apply
+expect_eq "set off --no-apply: exit 0" "$RC" 0
+edited=$(cat /etc/memcg-policy.conf)
+run upgrade dpkg -i "$DEB" </dev/null
+expect_eq "upgrade (dpkg -i again): exit 0" "$RC" 0
+check "upgrade: no question about a configuration file" sh -c "! grep -qiE 'configuration file|conffile' '$W/upgrade.log'"
+expect_eq "upgrade: the policy set edited is kept byte for byte" "$(cat /etc/memcg-policy.conf)" "$edited"
+
+# ---- 6. remove and purge -------------------------------------------------
 echo "# the admin's line" >>/etc/memcg-policy.conf
 admin_conf=$(cat /etc/memcg-policy.conf)
 mkdir -p /etc/memcg-policy.d
@@ -347,6 +386,7 @@ check "removed: /usr/sbin/memcg-policy gone" test ! -e /usr/sbin/memcg-policy
 check "removed: kernel-install plugin gone" test ! -e /usr/lib/kernel/install.d/95-memcg-policy.install
 check "removed: man page gone" test ! -e /usr/share/man/man8/memcg-policy.8.gz
 expect_eq "removed: the admin's /etc/memcg-policy.conf kept as it was" "$(cat /etc/memcg-policy.conf 2>&1)" "$admin_conf"
+check "removed: nothing was recorded on this host, so nothing to revert and no message" sh -c "! grep -q 'reverting the boot configuration' '$W/dpkg-r.log'"
 check "removed: the kernel hook (a conffile) stays" test -x /etc/kernel/postinst.d/50-memcg-policy
 check "removed: the GRUB drop-in (a conffile) stays" test -f /etc/default/grub.d/99-memcg-policy.cfg
 expect_eq "removed: package state config-files" "$(dpkg-query -W -f '${db:Status-Status}' "$PKG")" "config-files"
@@ -362,35 +402,56 @@ mkdir -p /var/lib/memcg-policy
 echo '{}' >/var/lib/memcg-policy/journal.json
 run dpkg-P dpkg -P "$PKG"
 if [ "$RC" -eq 0 ]; then pass "dpkg -P"; else fail "dpkg -P (exit $RC)"; tail_log dpkg-P; fi
-check "purged: /etc/memcg-policy.conf gone (a conffile)" test ! -e /etc/memcg-policy.conf
+check "purged: /etc/memcg-policy.conf gone (postinst made it)" test ! -e /etc/memcg-policy.conf
 check "purged: the kernel hook gone" test ! -e /etc/kernel/postinst.d/50-memcg-policy
 check "purged: the GRUB drop-in gone" test ! -e /etc/default/grub.d/99-memcg-policy.cfg
 check "purged: the journal directory gone" test ! -e /var/lib/memcg-policy
 check "purged: the admin's own /etc/memcg-policy.d/local.conf kept" test -f /etc/memcg-policy.d/local.conf
 rm -rf /etc/memcg-policy.d
+# a journal that still records changes (a revert that failed at removal)
+# is not purged
+run dpkg-i2 dpkg -i "$DEB"
+run dpkg-r2 dpkg -r "$PKG"
+mkdir -p /var/lib/memcg-policy
+printf '{ "version": 1, "files": [ { "path": "/etc/kernel/cmdline" } ] }\n' >/var/lib/memcg-policy/journal.json
+run dpkg-P2 dpkg -P "$PKG"
+expect_eq "purge with records left: dpkg -P exit 0" "$RC" 0
+check "purge with records left: the journal is kept" test -f /var/lib/memcg-policy/journal.json
+check "purge with records left: and says so" grep -q 'still records changes' "$W/dpkg-P2.log"
+rm -rf /var/lib/memcg-policy
 expect_eq "purged: package not installed" "$(dpkg-query -W -f '${db:Status-Status}' "$PKG" 2>/dev/null || echo not-installed)" "not-installed"
 
-# ---- 6. RPM --------------------------------------------------------------
+# ---- 7. make dist, rpmbuild -ta ----------------------------------------------
 R=$W/rpm
-mkdir -p "$R/SOURCES"
-tar -C "$W/build" --exclude="$PKG-$VERSION/debian" --exclude="$PKG-$VERSION/build" \
-	--exclude="$PKG-$VERSION/build-*" -czf "$R/SOURCES/$PKG-$VERSION.tar.gz" "$PKG-$VERSION"
+mkdir -p "$R"
+run dist make -C "$SRC" dist
+TARBALL=$SRC/$PKG-$VERSION.tar.gz
+if [ "$RC" -eq 0 ] && [ -f "$TARBALL" ]; then pass "make dist makes $PKG-$VERSION.tar.gz"; else
+	fail "make dist (exit $RC)"
+	tail_log dist
+	finish
+fi
+check "dist: the tarball holds the spec and debian/" sh -c \
+	"tar -tzf '$TARBALL' | grep -qx '$PKG-$VERSION/packaging/rpm/memcg-policy.spec' && tar -tzf '$TARBALL' | grep -qx '$PKG-$VERSION/debian/control'"
 # Debian's rpm database does not know the BuildRequires (Debian packages
 # provide them): --nodeps.
-run rpmbuild rpmbuild --define "_topdir $R" --nodeps -bb "$TOP/packaging/rpm/memcg-policy.spec"
+run rpmbuild rpmbuild --define "_topdir $R" --nodeps -ta "$TARBALL"
 RPM=$(find "$R/RPMS" -name "$PKG-$VERSION-*.rpm" ! -name '*debug*' 2>/dev/null | head -n 1)
-if [ "$RC" -eq 0 ] && [ -n "$RPM" ]; then pass "rpmbuild -bb builds $(basename "$RPM")"; else
-	fail "rpmbuild -bb (exit $RC)"
+if [ "$RC" -eq 0 ] && [ -n "$RPM" ]; then pass "rpmbuild -ta builds $(basename "$RPM")"; else
+	fail "rpmbuild -ta (exit $RC)"
 	tail_log rpmbuild 40
 	finish
 fi
 # Our files; build-id links are rpm's, and whether man pages are compressed
 # depends on the distribution's rpm macros (Debian's do not compress).
 rfiles=$(rpm -qlp "$RPM" 2>/dev/null | grep -v -e '^/usr/share/doc' -e '^/usr/lib/\.build-id' | sed 's|\(/man[58]/.*\)\.gz$|\1|' | sort)
-expect_eq "rpm: files" "$rfiles" "$(printf '%s\n' /etc/memcg-policy.conf /usr/lib/kernel/install.d/95-memcg-policy.install \
+expect_eq "rpm: files" "$rfiles" "$(printf '%s\n' /usr/share/memcg-policy/memcg-policy.conf /usr/lib/kernel/install.d/95-memcg-policy.install \
 	/usr/sbin/memcg-policy /usr/share/bash-completion/completions/memcg-policy /usr/share/man/man5/memcg-policy.conf.5 \
 	/usr/share/man/man8/memcg-policy.8 /usr/share/memcg-policy /usr/share/memcg-policy/99-memcg-policy.cfg | sort)"
-expect_eq "rpm: config files" "$(rpm -qcp "$RPM" 2>/dev/null)" "/etc/memcg-policy.conf"
+expect_eq "rpm: no config file (set edits /etc/memcg-policy.conf, which %post makes)" "$(rpm -qcp "$RPM" 2>/dev/null)" ""
+scripts=$(rpm -qp --scripts "$RPM" 2>/dev/null)
+check "rpm: %preun reverts on erase" grep -q 'memcg-policy revert' <<<"$scripts"
+check "rpm: %post copies the default policy when there is none" grep -q 'cp /usr/share/memcg-policy/memcg-policy.conf /etc/memcg-policy.conf' <<<"$scripts"
 mkdir -p "$W/rx"
 (cd "$W/rx" && rpm2cpio "$RPM" | cpio -idm --quiet)
 check "rpm: the binary sources the drop-in from /usr/share, where the package puts it" \
