@@ -3,6 +3,7 @@
 #                  with ASan and UBSan.
 # make check-all:  that, then the tiers that need root and more packages:
 #                  Debian's own kernel images read by the layouts test,
+#                  the Ansible role with the real ansible-playbook (check-ansible),
 #                  real boots under QEMU (check-boot), the Debian and RPM
 #                  packages (check-pkg), a short fuzzing round (check-fuzz),
 #                  the kernel's own parser on generated edits (check-kparse)
@@ -45,6 +46,7 @@ if [ "${1:-}" = all ]; then
 	stage "Debian's kernel images (layouts)" tests/fixtures/debian-kernels.sh --test build
 	stage "boot tests under QEMU" "$make" -s check-boot
 	stage "packages" "$make" -s check-pkg
+	stage "Ansible role" "$make" -s check-ansible
 	if [ -f mk/fuzz.mk ]; then stage "fuzzing round" "$make" -s check-fuzz; fi
 	stage "kernel parser judges the edits" "$make" -s check-kparse
 	stage "linters" "$make" -s lint

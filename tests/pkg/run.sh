@@ -143,7 +143,7 @@ expect_eq ".deb: files and modes" "$contents" "$(printf '%s\n' "$want_files" | s
 conffiles=$(dpkg-deb -I "$DEB" conffiles 2>/dev/null | sort)
 expect_eq ".deb: conffiles (not /etc/memcg-policy.conf, which set edits)" "$conffiles" "$(printf '%s\n' /etc/default/grub.d/99-memcg-policy.cfg /etc/kernel/postinst.d/50-memcg-policy)"
 check ".deb: postrm purges the journal" sh -c "dpkg-deb -I '$DEB' postrm | grep -q 'rm -rf /var/lib/memcg-policy'"
-check ".deb: prerm reverts on removal" sh -c "dpkg-deb -I '$DEB' prerm | grep -q '/usr/sbin/memcg-policy -q revert'"
+check ".deb: prerm reverts on removal" sh -c "dpkg-deb -I '$DEB' prerm | grep -q 'memcg-policy -q revert'"
 deps=$(dpkg-deb -f "$DEB" Depends)
 case $deps in
 *libinih*libkmod* | *libkmod*libinih* | *libjson-c*) pass ".deb: Depends from the shared libraries ($deps)" ;;
