@@ -178,7 +178,9 @@ static int tell_reapply(struct context *ctx, struct json_object *obj, bool dry_r
 {
 	context_unload(ctx);
 	struct evaluation ev;
+	json_errors_as_warnings(true);
 	int r = evaluate(ctx, NULL, &ev);
+	json_errors_as_warnings(false);
 	if (r < 0) {
 		evaluation_free(&ev);
 		if (!obj)

@@ -49,8 +49,13 @@ static struct json_object *diagnostic(const char *msg)
 	return d;
 }
 
+static bool demote;
+
+void json_errors_as_warnings(bool on) { demote = on; }
+
 static void collect(bool warning, const char *msg)
 {
+	warning = warning || demote;
 	struct json_object **a = warning ? &diag_warnings : &diag_errors;
 	if (!*a)
 		*a = json_object_new_array();

@@ -37,6 +37,11 @@ void json_report_evaluation(struct json_object *o, const struct context *ctx, co
  * added and removed (NULL: none). */
 void json_report_file(struct json_object *o, const char *path, const char *action, const struct strv *added,
 		      const struct strv *removed);
+/* Errors collected from now on are warnings of the object: for a look
+ * after the work is done (revert's view of the policy), whose failure does
+ * not fail the run. json_errors_as_warnings(false) ends it. */
+void json_errors_as_warnings(bool on);
+
 /* Replaces the value of a key (v owned; NULL sets null). */
 void json_report_set(struct json_object *o, const char *key, struct json_object *v);
 /* Prints the object with exit_code, errors and warnings, once; frees it.
