@@ -17,7 +17,9 @@
 #include "txn.h"
 #include "util.h"
 
-/* Slots whose change is written as a file (grubenv goes through its tool). */
+/* Slots whose change is written as the file itself (grubenv's is its
+ * kernelopts value, written as a new environment block; menus are only
+ * regenerated). */
 static bool written_as_file(enum slot_kind k) { return k != SLOT_GRUBENV && k != SLOT_GRUB_CFG; }
 
 static void print_changes(const struct evaluation *ev)
@@ -91,13 +93,20 @@ static int write_files(struct context *ctx, struct evaluation *ev)
 	struct txn t;
 	txn_init(&t, &ctx->root);
 	txn_add(&t, JOURNAL_PATH, text, len, 0644);
-	for (size_t i = 0; i < ev->slots.n; i++) {
+	for (size_t i = 0; i < ev->slots.n && r >= 0; i++) {
 		const struct slot *s = &ev->slots.v[i];
 		const struct slot_change *c = &ev->ch[i];
 		if (c->changed && written_as_file(s->kind))
 			txn_add(&t, s->path, c->new_content, c->new_len, s->mode ? s->mode : 0644);
+		if (c->changed && s->kind == SLOT_GRUBENV) {
+			size_t blen;
+			_cleanup_free_ char *block = grub_kernelopts_block(&ctx->root, s->path, c->new_content, &blen, &r);
+			if (block)
+				txn_add(&t, s->path, block, blen, 0644);
+		}
 	}
-	r = txn_commit(&t);
+	if (r >= 0)
+		r = txn_commit(&t);
 	txn_free(&t);
 	return r;
 }

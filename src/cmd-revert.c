@@ -55,6 +55,52 @@ static char *reverted_content(const struct journal_entry *e, const char *cur, si
 	return out;
 }
 
+/* grubenv: the journal holds kernelopts values. The original value where
+ * kernelopts is still what the tool wrote, else the token-level undo; the
+ * new block joins the transaction, so the record ends only with it. */
+static int revert_kernelopts(struct context *ctx, const struct journal_entry *e, bool dry_run, struct txn *t,
+			     struct json_object *obj)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	int rr = root_read_file(&ctx->root, e->path, 64u << 10, &text, &len);
+	if (rr == -ENOENT) {
+		report_warn("%s is gone: nothing to revert there", e->path);
+		return 0;
+	}
+	_cleanup_free_ char *d = root_display(&ctx->root, e->path);
+	if (rr < 0)
+		return report(root_error_exit(rr), "%s: %s", d, root_strerror(rr));
+	_cleanup_free_ char *cur = grubenv_get(text, len, "kernelopts");
+	if (!cur) {
+		report_warn("%s: no kernelopts any more: nothing to revert there", d);
+		return 0;
+	}
+	_cleanup_free_ char *want = NULL;
+	if (strlen(cur) == e->written_len && memcmp(cur, e->written, e->written_len) == 0)
+		want = xstrndup(e->original, e->original_len);
+	else
+		want = cmdline_edit(cur, strlen(cur), &e->added, &e->removed, NULL);
+	if (streq(want, cur))
+		return 0;
+	if (obj)
+		json_report_file(obj, e->path, "restored", &e->removed, &e->added);
+	if (dry_run) {
+		if (!ctx->json)
+			printf("would set kernelopts in %s to: %s\n", e->path, want);
+		return 0;
+	}
+	size_t blen;
+	int r = 0;
+	_cleanup_free_ char *block = grub_kernelopts_block(&ctx->root, e->path, want, &blen, &r);
+	if (!block)
+		return r;
+	txn_add(t, e->path, block, blen, 0644);
+	if (log_verbosity >= 0 && !ctx->json)
+		printf("restored kernelopts in %s\n", e->path);
+	return 0;
+}
+
 /* Undoes the journal's records (those of kernel, if given); files[] of
  * obj gets each file. Returns 0 or a negative exit code. */
 static int revert_journal(struct context *ctx, bool dry_run, const char *kernel, struct json_object *obj)
@@ -71,7 +117,6 @@ static int revert_journal(struct context *ctx, bool dry_run, const char *kernel,
 	}
 	struct txn t;
 	txn_init(&t, &ctx->root);
-	struct strv grubenv_paths = {0}, grubenv_values = {0};
 	bool grub_input = false;
 	struct strv done = {0}; /* paths whose records end */
 	for (size_t i = 0; i < j.n && r >= 0; i++) {
@@ -83,13 +128,8 @@ static int revert_journal(struct context *ctx, bool dry_run, const char *kernel,
 		size_t cur_len = 0;
 		bool exists = true;
 		if (is_grubenv(e->path)) {
-			/* the journal holds kernelopts values for grubenv */
-			strv_pushdup(&grubenv_paths, e->path);
-			strv_push(&grubenv_values, xstrndup(e->original, e->original_len));
-			if (dry_run && !ctx->json)
-				printf("would set kernelopts in %s to: %.*s\n", e->path, (int)e->original_len, e->original);
-			if (obj)
-				json_report_file(obj, e->path, "restored", &e->removed, &e->added);
+			r = revert_kernelopts(ctx, e, dry_run, &t, obj);
+			grub_input = true;
 			continue;
 		}
 		int rr = root_read_file(&ctx->root, e->path, MAX_INPUT_FILE, &cur, &cur_len);
@@ -143,12 +183,6 @@ static int revert_journal(struct context *ctx, bool dry_run, const char *kernel,
 	}
 	strv_free(&done);
 	txn_free(&t);
-	for (size_t i = 0; r >= 0 && !dry_run && i < grubenv_paths.n; i++) {
-		r = grub_set_kernelopts(&ctx->root, grubenv_paths.v[i], grubenv_values.v[i]);
-		grub_input = true;
-	}
-	strv_free(&grubenv_paths);
-	strv_free(&grubenv_values);
 	journal_free(&j);
 	if (r >= 0 && !dry_run && grub_input) {
 		/* regenerate the menu from the restored inputs */

@@ -126,7 +126,7 @@ static int ns_open(const struct root *r, struct image_ns *ns)
 		if (fd < 0) {
 			ns_close(ns);
 			return report(EXIT_SYSTEM, "--regenerate: %s: %s: no directory to mount %s on for the image's GRUB tools", d,
-				      strerror(-fd), in + 1);
+				      root_strerror(fd), in + 1);
 		}
 		char link[40];
 		fd_path(link, fd);

@@ -1,5 +1,6 @@
-/* grub-run.c - running the root's GRUB tools after a commit: grubenv's
- * kernelopts, and one regeneration of the menu (grub.h). */
+/* grub-run.c - after a commit, one regeneration of the menu with the
+ * root's GRUB tools; grubenv's kernelopts as a new block for the
+ * transaction (grub.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -7,7 +8,6 @@
 #include <unistd.h>
 
 #include "grub-int.h"
-#include "journal.h"
 #include "spawn.h"
 
 static const char *const bin_dirs[] = { "/usr/sbin", "/usr/bin", "/sbin", "/bin", "/usr/local/sbin", "/usr/local/bin" };
@@ -89,75 +89,30 @@ static int tool_failed(const char *what, int rc, const char *output)
 		      n ? output : "");
 }
 
-/* Runs a tool of the root: directly on a live system, else chrooted into
- * the root, with MEMCG_POLICY_IMAGE=1 so that the drop-in has memcg-policy
- * read the tree as an image (--root /), as this run does, rather than as the
- * machine the chroot happens to run on (its RAM, its running kernel). */
-static int run_in_root(const struct root *r, const char *const *argv, char **output)
-{
-	static const char *const image_env[] = { "MEMCG_POLICY_IMAGE=1", NULL };
-	return spawn_run(argv, r->live ? NULL : image_env, r->live ? NULL : r->path, NULL, output);
-}
-
-/* grub-editenv GRUBENV set kernelopts=VALUE. The root's own tool (chrooted
- * with --root); with --root where the root has none, or its tool cannot
- * run here (another architecture, no privilege to chroot), the host's
- * grub2-editenv / grub-editenv on the file opened inside the root and
- * handed over as /proc/self/fd/3: symlinks (/boot/grub2/grubenv ->
- * ../efi/EFI/redhat/grubenv) resolve inside the root, never on the host.
- * Then reads the value back. */
-static int editenv_set(const struct root *r, const char *path, const char *value, unsigned *ran)
+char *grub_kernelopts_block(const struct root *r, const char *path, const char *value, size_t *len, int *err)
 {
 	_cleanup_free_ char *disp = root_display(r, path);
-	_cleanup_free_ char *assign = xasprintf("kernelopts=%s", value);
-	_cleanup_free_ char *tool = grub_find_tool(r, "grub2-editenv");
-	if (!tool)
-		tool = grub_find_tool(r, "grub-editenv");
-	_cleanup_free_ char *out = NULL;
-	int rc = -ENOENT;
-	if (tool) {
-		const char *argv[] = { tool, path, "set", assign, NULL };
-		rc = run_in_root(r, argv, &out);
-		(*ran)++;
-		if (rc != 0 && (r->live || rc > 0))
-			return tool_failed(grub_basename(tool), rc, out);
-	}
-	if (rc < 0) {
-		/* --root: the host's tool on the root's file */
-		_cleanup_close_ int fd = root_openat(r, path, O_RDONLY | O_CLOEXEC, 0);
-		if (fd < 0)
-			return report(root_error_exit(fd), "%s: %s", disp, root_strerror(fd));
-		const int fds[] = { fd, -1 };
-		static const char *const host_tools[] = { "grub2-editenv", "grub-editenv" };
-		for (size_t i = 0; i < ARRAY_SIZE(host_tools) && rc < 0; i++) {
-			const char *argv[] = { host_tools[i], "/proc/self/fd/3", "set", assign, NULL };
-			free(out);
-			out = NULL;
-			rc = spawn_run(argv, NULL, NULL, fds, &out);
-			if (rc >= 0)
-				(*ran)++;
-			if (rc != 0 && rc != -ENOENT)
-				return tool_failed(host_tools[i], rc, out);
-		}
-		if (rc < 0)
-			return report(EXIT_SYSTEM, "%s: no grub2-editenv or grub-editenv to set kernelopts with", disp);
-	}
-	/* read back */
 	_cleanup_free_ char *text = NULL;
-	size_t len;
-	int e = root_read_file(r, path, 64u << 10, &text, &len);
-	if (e < 0)
-		return report(root_error_exit(e), "%s: cannot read: %s", disp, root_strerror(e));
-	_cleanup_free_ char *now = grubenv_get(text, len, "kernelopts");
-	if (!now || !streq(now, value))
-		return report(EXIT_SYSTEM, "%s: kernelopts is not what grub-editenv was asked to set", disp);
-	return 0;
-}
-
-int grub_set_kernelopts(const struct root *r, const char *grubenv_path, const char *value)
-{
-	unsigned ran = 0;
-	return editenv_set(r, grubenv_path, value, &ran);
+	size_t n;
+	int e = root_read_file(r, path, 64u << 10, &text, &n);
+	if (e < 0) {
+		*err = report(root_error_exit(e), "%s: cannot read: %s", disp, root_strerror(e));
+		return NULL;
+	}
+	char *out;
+	e = grubenv_set(text, n, "kernelopts", value, &out);
+	if (e == -ENOSPC) {
+		*err = report(EXIT_SYSTEM, "%s: the new kernelopts (%zu bytes) does not fit in the %zu-byte environment block",
+			      disp, strlen(value), n);
+		return NULL;
+	}
+	if (e < 0) {
+		*err = report(EXIT_SYSTEM, "%s: not a GRUB environment block (no signature, or no padding after a line break)",
+			      disp);
+		return NULL;
+	}
+	*len = n;
+	return out;
 }
 
 static bool is_input(enum slot_kind k)
@@ -202,37 +157,9 @@ int grub_after_commit(const struct root *r, const struct policy *p, const struct
 	unsigned ran_dummy = 0;
 	if (!ran_tools)
 		ran_tools = &ran_dummy;
-	bool journal_loaded = false;
-	struct journal j = {0};
 	int e = 0;
-	for (size_t i = 0; i < l->n && e >= 0; i++) {
-		const struct slot *s = &l->v[i];
-		if (!changed[i] || s->unmanaged || s->kind != SLOT_GRUBENV)
-			continue;
-		/* the value to set is what the commit journaled as written */
-		if (!journal_loaded) {
-			e = journal_load(r, &j);
-			journal_loaded = true;
-			if (e < 0)
-				break;
-		}
-		struct journal_entry *je = journal_find(&j, s->path);
-		if (!je || !je->written) {
-			/* nothing of ours to set (revert already put the
-			 * original back and dropped the journal) */
-			log_verbose("%s: no kernelopts value journaled: not set", s->path);
-			continue;
-		}
-		_cleanup_free_ char *value = xstrndup(je->written, je->written_len);
-		if (s->content && streq(s->content, value))
-			continue; /* already so */
-		unsigned ran_editenv = 0;
-		e = editenv_set(r, s->path, value, &ran_editenv);
-	}
-	if (journal_loaded)
-		journal_free(&j);
-	if (e < 0 || !regen_needed(l, changed))
-		return e < 0 ? e : 0;
+	if (!regen_needed(l, changed))
+		return 0;
 
 	struct grub_regen g;
 	grub_find_regen(r, &g);

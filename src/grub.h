@@ -48,9 +48,8 @@ enum grub_regen_mode { GRUB_REGEN_POLICY, GRUB_REGEN_NEVER, GRUB_REGEN_FORCE };
  * run in it. 0 or -EXIT_SYSTEM (reported). */
 int grub_regen_preflight(const struct root *r, const struct slot_list *l, const bool *changed);
 
-/* After the files are written: grubenv through grub-editenv (SLOT_GRUBENV
- * changes are not written as files; the value set is the one the journal
- * records as written), then one regeneration of the menu if any GRUB input
+/* After the files are written (grubenv's kernelopts among them, through
+ * grub_kernelopts_block): one regeneration of the menu if any GRUB input
  * changed and mode allows. A SLOT_GRUB_CFG marked changed asks for a
  * regeneration too (a drifting menu whose inputs are in place, e.g. after
  * the decision changed), unless its drift note says regenerating cannot
@@ -60,9 +59,12 @@ int grub_regen_preflight(const struct root *r, const struct slot_list *l, const 
 int grub_after_commit(const struct root *r, const struct policy *p, const struct slot_list *l,
 		      const bool *changed, enum grub_regen_mode mode, unsigned *ran_tools);
 
-/* Sets kernelopts in a grubenv through the root's grub2-editenv /
- * grub-editenv (used by revert). Returns 0 or -EXIT_SYSTEM. */
-int grub_set_kernelopts(const struct root *r, const char *grubenv_path, const char *value);
+/* The grubenv at path (inside the root) with kernelopts set to value, for
+ * the transaction to replace the file with (never written in place: a
+ * hard-linked grubenv keeps its other name). NULL with the error reported
+ * (-EXIT_SYSTEM in *err) when it cannot be read, is not a GRUB environment
+ * block, or the value does not fit. No program runs. */
+char *grub_kernelopts_block(const struct root *r, const char *path, const char *value, size_t *len, int *err);
 
 /* The command line a GRUB slot gives the default kernel (slot_cmdline):
  * grubenv's kernelopts value, or the first linux line of a generated menu;
@@ -160,3 +162,10 @@ void grub_split_words(const char *line, size_t len, struct strv *words);
 char *grub_release_from_path(const char *path);
 /* A variable of a grubenv block (its escapes undone); NULL if not set. */
 char *grubenv_get(const char *text, size_t len, const char *name);
+/* The block with name set to value, as grub-editenv's set writes it: the
+ * variable replaced where it is (else appended after the last one), '\'
+ * and line breaks escaped with '\', the rest of the block moved and padded
+ * with '#' to the same size. -EINVAL (not a GRUB environment block, or a
+ * broken one), -ENOSPC (the value does not fit), else 0 and *out (len
+ * bytes). */
+int grubenv_set(const char *text, size_t len, const char *name, const char *value, char **out);

@@ -9,8 +9,9 @@
  *                      line at the end of /etc/default/grub sources the
  *                      drop-in from $(DATADIR)/memcg-policy/;
  *   SLOT_GRUBENV       RHEL 8 style kernelopts in grubenv: the slot's
- *                      content is the value; it is written only through
- *                      grub2-editenv / grub-editenv (grub_after_commit).
+ *                      content is the value; apply writes it as a new
+ *                      environment block, as grub-editenv's set would,
+ *                      through the transaction (grub_kernelopts_block).
  * Output (read only): SLOT_GRUB_CFG, the generated menu, whose linux lines
  * are checked against the decisions, and regenerated after a change.
  *

@@ -19,7 +19,7 @@ enum slot_kind {
 	SLOT_GRUB_DROPIN,    /* /etc/default/grub.d/99-memcg-policy.cfg */
 	SLOT_GRUB_DEFAULT,   /* /etc/default/grub: marked line that sources the drop-in */
 	SLOT_GRUB_CFG,       /* generated menu: read only, verified */
-	SLOT_GRUBENV,        /* kernelopts in grubenv: only through grub-editenv */
+	SLOT_GRUBENV,        /* kernelopts in grubenv: the value; the block is rewritten whole */
 	SLOT_UKI,            /* UKIs in $BOOT/EFI/Linux: read only */
 	SLOT_GRUB_TOKENS,    /* /var/lib/memcg-policy/grub.tokens: what the GRUB drop-in applies */
 };

@@ -610,51 +610,48 @@ upstream_case() {
 	unset DATADIR
 }
 
-# ---- RHEL 8: kernelopts in grubenv, through grub-editenv ----
+# ---- RHEL 8: kernelopts in grubenv, written by the tool itself ----
 
 rhel8_case() {
-	local variant=$1 # host: the root has no grub-editenv; chroot: it has its own
+	local variant=$1 # plain: a file (and a hard link to it); own-tools: the root has its own grub2-editenv, never run
 	setup "$G/rhel8"
 	cp -a "$G/rhel8/." "$root/"
 	rm -f "$root/expect" "$root/usr/sbin/grub-mkconfig" "$root/usr/sbin/update-grub"
 	sed '/default\/grub.d\/\*\.cfg/,/^done/d' /usr/sbin/grub-mkconfig >"$root/usr/sbin/grub2-mkconfig"
 	chmod 0755 "$root/usr/sbin/grub2-mkconfig"
 	local env="$root/boot/grub2/grubenv"
-	if [ "$variant" = chroot ]; then
-		# the root's own tool: grub-editenv and dash with their libraries,
-		# grub2-editenv a script that logs and runs it
-		local f lib
-		for f in /usr/bin/grub-editenv /usr/bin/dash; do
-			mkdir -p "$root$(dirname "$f")"
-			cp "$f" "$root$f"
-			for lib in $(ldd "$f" | grep -o '/[^ ]*'); do
-				mkdir -p "$root$(dirname "$lib")"
-				cp -L "$lib" "$root$lib"
-			done
-		done
-		mkdir -p "$root/bin"
-		ln -sf /usr/bin/dash "$root/bin/sh"
-		printf '#!/bin/sh\necho "$@" >>/editenv.log\nexec /usr/bin/grub-editenv "$@"\n' >"$root/usr/bin/grub2-editenv"
+	if [ "$variant" = own-tools ]; then
+		# the root's own tool, which must not run: a script that logs
+		mkdir -p "$root/usr/bin"
+		printf '#!/bin/sh\necho "$@" >>/editenv.log\nexit 1\n' >"$root/usr/bin/grub2-editenv"
 		chmod 0755 "$root/usr/bin/grub2-editenv"
+	else
+		# a hard link to grubenv keeps its bytes: the file is replaced, never written in place
+		mkdir -p "$W/links"
+		ln -f "$env" "$W/links/grubenv.$variant"
 	fi
 	install_datadir_dropin "$root"
 	unset DATADIR
 	local orig
 	orig=$(snapshot "$root")
-	local before
+	local before want="root=/dev/mapper/rhel-root ro crashkernel=auto resume=/dev/mapper/rhel-swap rd.lvm.lv=rhel/root rd.lvm.lv=rhel/swap rhgb quiet cgroup_disable=memory"
 	before=$(grub-editenv "$env" list)
+	# what the real grub-editenv writes for the same value
+	cp "$env" "$W/grubenv.editenv"
+	grub-editenv "$W/grubenv.editenv" set "kernelopts=$want"
 	expect_exit "rhel8 ($variant): apply" 0 "$MEMCG_POLICY" --root "$root" apply
 	expect_eq "rhel8 ($variant): apply output" "$(changes_of "$OUT")" \
 		"$(printf 'changed /etc/default/grub\ncreated /var/lib/memcg-policy/grub.tokens\nchanged /boot/grub2/grubenv +cgroup_disable=memory -cgroup_enable=memory')"
 	expect_eq "rhel8 ($variant): grubenv still 1024 bytes" "$(stat -c %s "$env")" 1024
-	expect_eq "rhel8 ($variant): kernelopts through grub-editenv" "$(grub-editenv "$env" list | grep '^kernelopts=')" \
-		"kernelopts=root=/dev/mapper/rhel-root ro crashkernel=auto resume=/dev/mapper/rhel-swap rd.lvm.lv=rhel/root rd.lvm.lv=rhel/swap rhgb quiet cgroup_disable=memory"
+	check "rhel8 ($variant): grubenv byte for byte what grub-editenv set writes" cmp "$env" "$W/grubenv.editenv"
+	expect_eq "rhel8 ($variant): grub-editenv list reads the new kernelopts" "$(grub-editenv "$env" list | grep '^kernelopts=')" \
+		"kernelopts=$want"
 	expect_eq "rhel8 ($variant): other grubenv variables kept" "$(grub-editenv "$env" list | grep -v '^kernelopts=')" \
 		"$(printf '%s\n' "$before" | grep -v '^kernelopts=')"
-	if [ "$variant" = chroot ]; then
-		expect_eq "rhel8 (chroot): the root's grub2-editenv ran, chrooted" "$(cat "$root/editenv.log" 2>/dev/null)" \
-			"/boot/grub2/grubenv set kernelopts=root=/dev/mapper/rhel-root ro crashkernel=auto resume=/dev/mapper/rhel-swap rd.lvm.lv=rhel/root rd.lvm.lv=rhel/swap rhgb quiet cgroup_disable=memory"
-		rm -f "$root/editenv.log"
+	if [ "$variant" = own-tools ]; then
+		expect_eq "rhel8 (own-tools): no program of the root ran" "$(cat "$root/editenv.log" 2>/dev/null)" ""
+	else
+		check "rhel8 ($variant): the hard link keeps the original block" cmp "$W/links/grubenv.$variant" "$G/rhel8/boot/grub2/grubenv"
 	fi
 	expect_eq "rhel8 ($variant): BLS entries keep \$kernelopts" \
 		"$(cat "$root"/boot/loader/entries/*.conf | grep -c '^options \$kernelopts \$tuned_params$')" 2
@@ -672,7 +669,48 @@ rhel8_case() {
 	expect_eq "rhel8 ($variant): second apply changes nothing" "$(changes_of "$OUT")" "nothing to change"
 	expect_eq "rhel8 ($variant): second apply writes no file" "$(tree_state "$root")" "$st"
 	expect_exit "rhel8 ($variant): revert" 0 "$MEMCG_POLICY" --root "$root" revert
+	case $OUT in
+	*"restored kernelopts in /boot/grub2/grubenv"*) pass "rhel8 ($variant): revert says it restored kernelopts" ;;
+	*) fail "rhel8 ($variant): revert says it restored kernelopts" "$OUT" ;;
+	esac
 	expect_eq "rhel8 ($variant): revert gives back every byte (grubenv too)" "$(snapshot "$root" | grep -v editenv.log)" "$orig"
+	check "rhel8 ($variant): revert leaves no journal" test ! -e "$root/var/lib/memcg-policy/journal.json"
+	[ "$variant" = plain ] || return 0
+
+	# grubenv goes through the same commit: a failure at any step of it
+	# leaves every file as it was (grubenv, /etc/default/grub, the data)
+	local n=1 rolled=true
+	while [ $n -lt 60 ]; do
+		if MEMCG_POLICY_FAILPOINT=$n "$MEMCG_POLICY" --root "$root" apply >/dev/null 2>"$W/fp.err"; then
+			break
+		fi
+		if [ "$(snapshot "$root")" != "$orig" ] || [ -e "$root/var/lib/memcg-policy/grub.tokens" ]; then
+			rolled=false
+			fail "rhel8: failure at step $n rolls every file back" "$(cat "$W/fp.err")"
+			break
+		fi
+		n=$((n + 1))
+	done
+	$rolled && [ $n -gt 3 ] && [ $n -lt 60 ] && pass "rhel8: a failure at each of the $((n - 1)) steps of the commit rolls every file back"
+	[ $n -le 3 ] && fail "rhel8: failure steps" "the commit succeeded at step $n: the failpoints were not reached"
+	check "rhel8: then applied: grubenv as grub-editenv writes it" cmp "$env" "$W/grubenv.editenv"
+	"$MEMCG_POLICY" --root "$root" revert >/dev/null 2>&1
+
+	# kernelopts that no longer fits in the block: exit 4, nothing written
+	# (a variable filling the padding: the edit grows kernelopts by a byte)
+	local fill free
+	free=$(perl -0777 -ne '/(#*)\z/; print length $1' "$env")
+	fill=$(head -c $((free - 6)) /dev/zero | tr '\0' x)
+	grub-editenv "$env" set "fill=$fill" || fail "rhel8: fill the block" "grub-editenv set failed"
+	orig=$(snapshot "$root")
+	expect_exit "rhel8: kernelopts too long for the block: exit 4" 4 "$MEMCG_POLICY" --root "$root" apply
+	case $ERR in
+	*"/boot/grub2/grubenv: the new kernelopts ("*" bytes) does not fit in the 1024-byte environment block"*)
+		pass "rhel8: kernelopts too long: says so" ;;
+	*) fail "rhel8: kernelopts too long: says so" "$ERR" ;;
+	esac
+	expect_eq "rhel8: kernelopts too long: nothing written" "$(snapshot "$root")" "$orig"
+	check "rhel8: kernelopts too long: no data file" test ! -e "$root/var/lib/memcg-policy/grub.tokens"
 }
 
 # ---- a live system: apply on "/" runs the real update-grub ----
@@ -924,6 +962,6 @@ else
 	upstream_case
 	if $have_probe; then live_case; else skip "live: grub-probe cannot probe / here"; fi
 fi
-rhel8_case host
-rhel8_case chroot
+rhel8_case plain
+rhel8_case own-tools
 regen_case
