@@ -6,7 +6,9 @@
 #                  the Ansible role with the real ansible-playbook (check-ansible),
 #                  real boots under QEMU (check-boot), the Debian and RPM
 #                  packages (check-pkg), a short fuzzing round (check-fuzz),
-#                  the kernel's own parser on generated edits (check-kparse)
+#                  the kernel's own parser on generated edits (check-kparse),
+#                  real Debian systems built, walked through and booted
+#                  (check-system)
 #                  and the linters (lint).
 # Prints each stage's count and, last, the combined "N passed, N failed".
 set -u
@@ -47,6 +49,7 @@ if [ "${1:-}" = all ]; then
 	stage "boot tests under QEMU" "$make" -s check-boot
 	stage "packages" "$make" -s check-pkg
 	stage "Ansible role" "$make" -s check-ansible
+	stage "real Debian systems, booted" "$make" -s check-system
 	if [ -f mk/fuzz.mk ]; then stage "fuzzing round" "$make" -s check-fuzz; fi
 	stage "kernel parser judges the edits" "$make" -s check-kparse
 	stage "linters" "$make" -s lint

@@ -1,0 +1,351 @@
+#!/bin/bash
+# tests/system/run.sh [SYSTEM...] - real Debian 12 systems, built at test
+# time with mmdebstrap from the Debian mirror, the memcg-policy package
+# (built from this tree with dpkg-buildpackage) installed into them with
+# apt, the administrator's whole journey walked in a chroot with the
+# distribution's own tools, and each step booted under QEMU (TCG) by the
+# bootloader installed on the disk image, systemd as init; a unit added by
+# the test reports the memory controller's state on the serial console.
+# See tests/system/README.md.
+#
+# SYSTEMs: grub-bios (default: all of them).
+# Environment: SYSTEM_CACHE (the .deb files, kept between runs; default
+# $XDG_CACHE_HOME/memcg-policy-system, else build/system-cache), SYSTEM_WORK (images and serial logs of the last
+# run; default build/system-work), BOOT_TIMEOUT (seconds per boot, 300),
+# MEMCG_SYSTEM_MIRROR (default http://deb.debian.org/debian),
+# MEMCG_SYSTEM_BROKEN=apply-writes-nothing (a broken package: must fail).
+#
+# Prints "PASS: ..." / "FAIL: ..." per check and "N passed, N failed" last.
+set -u
+export LC_ALL=C
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(cd "$HERE/../.." && pwd)
+if [ -n "${SYSTEM_CACHE:-}" ]; then
+	CACHE=$(realpath -m "$SYSTEM_CACHE")
+elif [ -n "${XDG_CACHE_HOME:-}" ]; then
+	CACHE=$(realpath -m "$XDG_CACHE_HOME/memcg-policy-system")
+else
+	CACHE=$TOP/build/system-cache
+fi
+WORK=$(realpath -m "${SYSTEM_WORK:-$TOP/build/system-work}")
+BOOT_TIMEOUT=${BOOT_TIMEOUT:-300}
+BOOT_MEM=${BOOT_MEM:-1024}
+MIRROR=${MEMCG_SYSTEM_MIRROR:-http://deb.debian.org/debian}
+OVMF_CODE=${OVMF_CODE:-/usr/share/OVMF/OVMF_CODE_4M.fd}
+OVMF_VARS=${OVMF_VARS:-/usr/share/OVMF/OVMF_VARS_4M.fd}
+
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$HERE/lib.sh"
+
+passed=0
+failed=0
+pass() { echo "PASS: $1"; passed=$((passed + 1)); }
+fail() {
+	echo "FAIL: $1"
+	failed=$((failed + 1))
+	shift
+	[ $# -eq 0 ] || printf '  %s\n' "$@"
+}
+expect_eq() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got:  $2" "want: $3"; fi; }
+finish() {
+	undo_all
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+	exit
+}
+trap undo_all EXIT
+
+# ------------------------------------------------------------------ checks
+
+# sys_run NAME CMD...: CMD in the system; its output (stdout and stderr)
+# in $OUT and $S/NAME.log, its exit code in $RC.
+sys_run() {
+	local name=$1
+	shift
+	in_sys "$@" >"$S/$name.log" 2>&1
+	RC=$?
+	OUT=$(cat "$S/$name.log")
+}
+# sys_ok NAME CMD...: sys_run, and a check that it exited 0.
+sys_ok() {
+	local name=$1
+	shift
+	sys_run "$name" "$@"
+	if [ "$RC" -eq 0 ]; then
+		pass "$SYS $STEP: $* exits 0"
+	else
+		fail "$SYS $STEP: $* exits 0" "exit $RC; its output:" "$(tail -n 30 "$S/$name.log")"
+	fi
+}
+expect_out() { # expect_out WHAT FIXED-STRING: in $OUT
+	if grep -qF -- "$2" <<<"$OUT"; then pass "$SYS $STEP: $1"; else fail "$SYS $STEP: $1" "no line with: $2" "output:" "$OUT"; fi
+}
+same_file() { # same_file WHAT SAVED PATH-IN-SYSTEM
+	if cmp -s "$2" "$MNT$3"; then
+		pass "$SYS $STEP: $1"
+	else
+		fail "$SYS $STEP: $1" "$(diff -u "$2" "$MNT$3" 2>&1 | head -n 20)"
+	fi
+}
+# first_linux: the first "linux" line of the generated GRUB menu (the
+# default entry).
+first_linux() {
+	sed -n 's/^[[:space:]]*linux[[:space:]]\{1,\}//p' "$MNT/boot/grub/grub.cfg" | head -n1
+}
+has_token() { # has_token LINE TOKEN
+	local t
+	for t in $1; do [ "$t" = "$2" ] && return 0; done
+	return 1
+}
+expect_token() { # expect_token WHAT LINE TOKEN yes|no
+	local got=no
+	has_token "$2" "$3" && got=yes
+	if [ "$got" = "$4" ]; then pass "$SYS $STEP: $1"; else fail "$SYS $STEP: $1" "line: $2" "$3 present: $got, wanted: $4"; fi
+}
+
+# The host's memcg state: a chroot's "running now" is the host's kernel.
+host_memcg() {
+	awk '$1 == "memory" { print ($4 == 1) ? "on" : "off"; f = 1 } END { if (!f) print "unknown" }' /proc/cgroups
+}
+# expect_next_boot VER STATE: the tool's report of the next boot, as an
+# admin reads it after apply/set/revert: its state for VER, and a reboot
+# needed exactly when the running kernel (here the host's) differs.
+expect_next_boot() {
+	local ver=$1 state=$2 run want
+	run=$(host_memcg)
+	if [ "$run" = "$state" ]; then
+		want="next boot ($ver): memcg $state, as running now: no reboot needed"
+	else
+		want="next boot ($ver): memcg $state; running now: memcg $run: reboot needed"
+	fi
+	expect_out "the tool says the next boot has memcg $state (reboot needed: $([ "$run" = "$state" ] && echo no || echo yes))" "$want"
+}
+
+# boot_and_check EXPECT-KVER EXPECT-STATE CHECK-RC TOKEN yes|no: closes
+# the system, boots it, and checks the guest's report: the kernel that
+# booted, the memory controller's state, TOKEN on /proc/cmdline or not,
+# and `memcg-policy check`'s exit code in the booted system (- for not
+# checked, absent for no tool). Reopens the system afterwards.
+boot_and_check() {
+	local kver=$1 state=$2 crc=$3 tok=$4 present=$5 log got
+	close_system
+	boot_system "$S/boot" "$IMG" "$FW"
+	log="$S/boot/serial.log"
+	BOOTS+=("$SYS $STEP: $BOOT_SECS s")
+	note "$SYS $STEP: boot took $BOOT_SECS s ($BOOT_STATE)"
+	if [ "$BOOT_STATE" = exit ] && tr -d '\r' <"$log" | grep -qx 'MEMCG: end'; then
+		pass "$SYS $STEP: boots and reports ($BOOT_SECS s)"
+		tr -d '\r' <"$log" | grep -E '^MEMCG: (kernel|cmdline|cgroups-memory|controllers|check)=' | sed 's/^/    /'
+		expect_eq "$SYS $STEP: the booted kernel is $kver" "$(memcg_field "$log" kernel)" "$kver"
+		expect_eq "$SYS $STEP: memcg is $state in the booted system" "$(memory_state "$log")" "$state"
+		got=no
+		has_token "$(memcg_field "$log" cmdline)" "$tok" && got=yes
+		expect_eq "$SYS $STEP: $tok on the booted kernel's command line: $present" "$got" "$present"
+		[ "$crc" = - ] || expect_eq "$SYS $STEP: memcg-policy check in the booted system exits $crc" "$(memcg_field "$log" check)" "$crc"
+	else
+		fail "$SYS $STEP: boots and reports" "state $BOOT_STATE after $BOOT_SECS s; serial console log kept: $log" \
+			"$(tr -d '\r' <"$log" | tail -n 25)"
+	fi
+	open_system "$IMG" || { fail "$SYS $STEP: the image opens again after the boot"; return 1; }
+}
+
+kver_of() { echo "${1#linux-image-}"; }
+
+# --------------------------------------------------------------- systems
+
+# The administrator's settings a serial-console machine would have, in
+# Debian's /etc/default/grub: no menu delay, the console on the serial
+# port, systemd quiet.
+ADMIN_CMDLINE="console=ttyS0 systemd.show_status=0"
+grub_admin_config() {
+	sed -i -e 's/^GRUB_TIMEOUT=.*/GRUB_TIMEOUT=0/' \
+		-e "s/^GRUB_CMDLINE_LINUX=.*/GRUB_CMDLINE_LINUX=\"$ADMIN_CMDLINE\"/" "$1/etc/default/grub"
+}
+write_fstab() { # write_fstab DIR: root by UUID (set after the image is made)
+	printf 'UUID=%s / ext4 errors=remount-ro 0 1\n' "$ROOT_UUID" >"$MNT/etc/fstab"
+}
+
+# build_grub_bios: bookworm with grub-pc on an MBR disk; GRUB's boot
+# sector and core image installed by the system's own grub-install
+# (i386-pc) through the disk's loop device, the menu by its update-grub.
+build_grub_bios() {
+	local dir="$S/rootfs"
+	build_rootfs "$dir" "$KOLD" systemd-sysv udev initramfs-tools e2fsprogs grub-pc >"$S/mmdebstrap.log" 2>&1 || {
+		tail -n 30 "$S/mmdebstrap.log" >&2
+		return 1
+	}
+	customize_rootfs "$dir" && grub_admin_config "$dir" || return 1
+	make_disk "$IMG" bios "$dir" || return 1
+	rm -rf "$dir"
+	open_system "$IMG" || return 1
+	write_fstab
+	# The root is a loop device of its own (no partition scanning here), so
+	# grub-install is told the disk and the modules to reach the root.
+	printf '(hd0) %s\n' "$DISK_DEV" >"$MNT/boot/grub/device.map"
+	in_sys grub-install --target=i386-pc --modules="part_msdos ext2" "$DISK_DEV" >"$S/grub-install.log" 2>&1 || {
+		cat "$S/grub-install.log" >&2
+		return 1
+	}
+	rm -f "$MNT/boot/grub/device.map"
+	in_sys update-grub >"$S/update-grub.log" 2>&1 || { cat "$S/update-grub.log" >&2; return 1; }
+}
+
+# ---------------------------------------------------------------- journey
+
+# snapshot NAME: the boot configuration as it is now, to compare later.
+snapshot() {
+	local d="$W/$SYS/snap-$1"
+	rm -rf "$d" && mkdir -p "$d" || return 1
+	cp "$MNT/etc/default/grub" "$d/grub" && cp "$MNT/boot/grub/grub.cfg" "$d/grub.cfg" || return 1
+	(cd "$MNT/etc/default" && find . -path ./grub -prune -o -print | sort) >"$d/etc-default.list"
+}
+
+# journey_grub: the six steps on a GRUB system (update-grub regenerates
+# the menu from /etc/default/grub and the drop-ins).
+journey_grub() {
+	local old new d
+	old=$(kver_of "$KOLD")
+	new=$(kver_of "$KNEW")
+	snapshot before || return 1
+
+	STEP="1 (installed with its defaults)"
+	S="$W/$SYS/1-install" && mkdir -p "$S"
+	cp "$DEB" "$MNT/tmp/" || return 1
+	sys_ok apt-update apt-get update
+	sys_ok apt-install apt-get install -y "/tmp/$(basename "$DEB")"
+	[ "$RC" -eq 0 ] || return 1
+	sys_run files dpkg-query -L memcg-policy
+	printf '%s\n' "$OUT" >"$W/$SYS/package-files"
+	same_file "/etc/default/grub unchanged" "$W/$SYS/snap-before/grub" /etc/default/grub
+	same_file "/boot/grub/grub.cfg unchanged" "$W/$SYS/snap-before/grub.cfg" /boot/grub/grub.cfg
+	sys_ok update-grub update-grub
+	same_file "update-grub with the package's drop-in: the menu is byte for byte as before" \
+		"$W/$SYS/snap-before/grub.cfg" /boot/grub/grub.cfg
+	sys_ok status memcg-policy status
+	sys_run apply-dry memcg-policy apply --dry-run
+	expect_eq "$SYS $STEP: apply --dry-run exits 0" "$RC" 0
+	expect_out "apply --dry-run: the next boot keeps memcg on" "next boot ($old): memcg on"
+	boot_and_check "$old" on 0 cgroup_disable=memory no
+
+	STEP="2 (set off)"
+	S="$W/$SYS/2-off" && mkdir -p "$S"
+	sys_ok set-off memcg-policy set off
+	expect_out "set off says what it recorded" "/etc/memcg-policy.conf: mode = off"
+	expect_next_boot "$old" off
+	same_file "/etc/default/grub unchanged (the drop-in carries the change)" "$W/$SYS/snap-before/grub" /etc/default/grub
+	expect_token "the default menu entry gets cgroup_disable=memory" "$(first_linux)" cgroup_disable=memory yes
+	expect_token "the admin's arguments stay in the menu entry" "$(first_linux)" console=ttyS0 yes
+	boot_and_check "$old" off 0 cgroup_disable=memory yes
+
+	STEP="3 (a newer kernel from apt)"
+	S="$W/$SYS/3-kernel" && mkdir -p "$S"
+	sys_ok apt-kernel apt-get install -y linux-image-amd64
+	if [ -e "$MNT/boot/vmlinuz-$new" ]; then pass "$SYS $STEP: $KNEW installed"; else fail "$SYS $STEP: $KNEW installed"; fi
+	expect_token "the new default entry (vmlinuz-$new) gets cgroup_disable=memory" "$(first_linux)" cgroup_disable=memory yes
+	expect_token "the new default entry is the new kernel" "$(first_linux)" "/boot/vmlinuz-$new" yes
+	sys_run apply-after-kernel memcg-policy apply
+	expect_eq "$SYS $STEP: apply after the kernel update exits 0" "$RC" 0
+	if grep -q '^changed ' <<<"$OUT"; then
+		fail "$SYS $STEP: the kernel hook left nothing for apply to do" "$OUT"
+	else
+		pass "$SYS $STEP: the kernel hook left nothing for apply to do"
+	fi
+	boot_and_check "$new" off 0 cgroup_disable=memory yes
+
+	STEP="4 (set on over the admin's own cgroup_disable=memory)"
+	S="$W/$SYS/4-on" && mkdir -p "$S"
+	sed -i "s/^GRUB_CMDLINE_LINUX=.*/GRUB_CMDLINE_LINUX=\"$ADMIN_CMDLINE cgroup_disable=memory\"/" "$MNT/etc/default/grub"
+	sys_ok admin-update-grub update-grub
+	snapshot admin || return 1
+	sys_ok set-on memcg-policy set on
+	expect_out "set on says what it recorded" "/etc/memcg-policy.conf: mode = on"
+	expect_next_boot "$new" on
+	same_file "/etc/default/grub is the admin's, byte for byte" "$W/$SYS/snap-admin/grub" /etc/default/grub
+	expect_token "the default menu entry loses cgroup_disable=memory" "$(first_linux)" cgroup_disable=memory no
+	expect_token "the admin's other arguments stay" "$(first_linux)" console=ttyS0 yes
+	boot_and_check "$new" on 0 cgroup_disable=memory no
+
+	STEP="5 (revert)"
+	S="$W/$SYS/5-revert" && mkdir -p "$S"
+	sys_ok revert memcg-policy revert
+	expect_out "revert says what it took out or restored" "$(printf 'removed \nrestored ')"
+	same_file "/etc/default/grub is the admin's, byte for byte" "$W/$SYS/snap-admin/grub" /etc/default/grub
+	same_file "the menu is the admin's again, byte for byte" "$W/$SYS/snap-admin/grub.cfg" /boot/grub/grub.cfg
+	boot_and_check "$new" off - cgroup_disable=memory yes
+
+	STEP="6 (remove, purge)"
+	S="$W/$SYS/6-purge" && mkdir -p "$S"
+	sys_ok remove apt-get remove -y memcg-policy
+	if [ -e "$MNT/usr/sbin/memcg-policy" ]; then fail "$SYS $STEP: remove takes the program"; else pass "$SYS $STEP: remove takes the program"; fi
+	sys_ok remove-update-grub update-grub
+	same_file "update-grub after remove: the admin's menu" "$W/$SYS/snap-admin/grub.cfg" /boot/grub/grub.cfg
+	sys_ok purge apt-get purge -y memcg-policy
+	local left=() f
+	while read -r f; do
+		[ -n "$f" ] && [ ! -d "$MNT$f" ] && [ -e "$MNT$f" ] && left+=("$f")
+	done <"$W/$SYS/package-files"
+	expect_eq "$SYS $STEP: no file of the package left after purge" "${left[*]}" ""
+	for f in /etc/memcg-policy.conf /var/lib/memcg-policy /etc/default/grub.d/99-memcg-policy.cfg; do
+		if [ -e "$MNT$f" ]; then fail "$SYS $STEP: $f gone"; else pass "$SYS $STEP: $f gone"; fi
+	done
+	(cd "$MNT/etc/default" && find . -path ./grub -prune -o -print | sort) >"$S/etc-default.list"
+	if cmp -s "$W/$SYS/snap-before/etc-default.list" "$S/etc-default.list"; then
+		pass "$SYS $STEP: /etc/default as before the package came"
+	else
+		fail "$SYS $STEP: /etc/default as before the package came" "$(diff "$W/$SYS/snap-before/etc-default.list" "$S/etc-default.list")"
+	fi
+	sys_ok purge-update-grub update-grub
+	same_file "/etc/default/grub is the admin's, byte for byte" "$W/$SYS/snap-admin/grub" /etc/default/grub
+	same_file "update-grub after purge: the admin's menu, byte for byte" "$W/$SYS/snap-admin/grub.cfg" /boot/grub/grub.cfg
+}
+
+# ------------------------------------------------------------------- main
+
+run_system() {
+	SYS=$1
+	local t0 t1
+	S="$W/$SYS/build" && rm -rf "${W:?}/$SYS" && mkdir -p "$S"
+	IMG="$W/$SYS/disk.img"
+	MNT="$W/$SYS/mnt"
+	STEP=build
+	t0=$(date +%s)
+	case $SYS in
+	grub-bios) FW=bios; build_grub_bios ;;
+	*) fail "unknown system $SYS"; return ;;
+	esac
+	local rc=$?
+	t1=$(date +%s)
+	if [ $rc -ne 0 ]; then
+		fail "$SYS: the system builds (see $S)"
+		undo_all
+		return
+	fi
+	pass "$SYS: the system builds ($((t1 - t0)) s)"
+	BUILDS+=("$SYS: $((t1 - t0)) s")
+	case $SYS in
+	grub-*) journey_grub ;;
+	esac
+	undo_all
+	note "$SYS: build and journey took $(($(date +%s) - t0)) s"
+}
+
+if [ "$(id -u)" -ne 0 ]; then fail "tests/system/run.sh runs as root (chroot, loop devices, mounts)"; finish; fi
+for c in mmdebstrap qemu-system-x86_64 sfdisk mkfs.ext4 losetup blkid chroot dpkg-buildpackage mformat mcopy timeout; do
+	command -v "$c" >/dev/null 2>&1 || fail "command $c is installed (.ci/packages)"
+done
+[ "$failed" -eq 0 ] || finish
+W=$WORK
+mkdir -p "$W" "$CACHE" || { fail "work and cache directories"; finish; }
+T0=$(date +%s)
+BUILDS=()
+BOOTS=()
+pick_kernels || { fail "two kernel versions in the archive"; finish; }
+note "base kernel $KOLD, update $KNEW; cache $CACHE; work $W"
+S="$W/deb"
+if build_deb "$W/deb"; then pass "the .deb builds with dpkg-buildpackage ($(basename "$DEB"))"; else fail "the .deb builds"; finish; fi
+[ $# -gt 0 ] || set -- grub-bios
+for sys; do run_system "$sys"; done
+note "builds: ${BUILDS[*]}"
+note "boots: ${BOOTS[*]}"
+note "tier total: $(($(date +%s) - T0)) s"
+finish
