@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
+#include "grub.h"
 #include "plan.h"
 #include "report.h"
 #include "util.h"
@@ -96,6 +97,7 @@ int cmd_status(struct context *ctx, int argc, char **argv)
 	}
 	for (size_t i = 0; i < ev.slots.rejected.n; i++)
 		printf("  rejected:      %s\n", ev.slots.rejected.v[i]);
+	grub_status(&ctx->root, &ev.slots, ev.ch);
 	printf("In sync: %s\n", ev.in_sync ? "yes" : "no");
 	if (ctx->root.live)
 		printf("Reboot pending: %s\n", ev.reboot_pending ? "yes" : "no");

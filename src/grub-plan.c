@@ -355,3 +355,91 @@ int grub_preview(const struct root *r, const struct slot_list *l, const struct s
 	}
 	return fflush(stdout) == 0 ? 0 : report(EXIT_SYSTEM, "cannot write: %s", strerror(errno));
 }
+
+/* ---- status: the GRUB variables as written and as the menu gets them ---- */
+
+/* Prints every line of text assigning name ("NAME=" at the start of the
+ * line, after blanks or "export "), as FILE:LINE: TEXT. */
+static void print_assignments(const char *path, const char *text, size_t len, const char *name)
+{
+	size_t n = strlen(name);
+	unsigned ln = 1;
+	for (size_t i = 0; i < len; ln++) {
+		size_t e = i;
+		while (e < len && text[e] != '\n')
+			e++;
+		size_t j = i;
+		while (j < e && (text[j] == ' ' || text[j] == '\t'))
+			j++;
+		if (e - j >= 7 && memcmp(text + j, "export ", 7) == 0)
+			j += 7;
+		while (j < e && (text[j] == ' ' || text[j] == '\t'))
+			j++;
+		if (e - j > n && memcmp(text + j, name, n) == 0 && text[j + n] == '=')
+			printf("    written:       %s:%u: %.*s\n", path, ln, (int)(e - j), text + j);
+		i = e + 1;
+	}
+}
+
+static void print_written(const struct root *r, bool dropins, const char *name)
+{
+	_cleanup_free_ char *deftext = NULL;
+	size_t deflen = 0;
+	if (root_read_file(r, GRUB_DEFAULT_PATH, MAX_INPUT_FILE, &deftext, &deflen) == 0) {
+		size_t n;
+		_cleanup_free_ char *unmarked = grub_default_unmark(deftext, deflen, &n);
+		print_assignments(GRUB_DEFAULT_PATH, unmarked, n, name);
+	}
+	if (!dropins)
+		return;
+	char **names = NULL;
+	int n = root_list_dir(r, "/etc/default/grub.d", ".cfg", &names);
+	for (int i = 0; i < n; i++) {
+		if (streq(names[i], GRUB_DROPIN_NAME))
+			continue;
+		_cleanup_free_ char *p = path_join("/etc/default/grub.d", names[i]);
+		_cleanup_free_ char *text = NULL;
+		size_t len;
+		if (root_read_file(r, p, MAX_INPUT_FILE, &text, &len) == 0)
+			print_assignments(p, text, len, name);
+	}
+	names_free(names, n > 0 ? n : 0);
+}
+
+int grub_status(const struct root *r, const struct slot_list *l, const struct slot_change *ch)
+{
+	const struct slot *in = NULL;
+	for (size_t i = 0; i < l->n; i++)
+		if ((l->v[i].kind == SLOT_GRUB_DROPIN || l->v[i].kind == SLOT_GRUB_DEFAULT) && !l->v[i].unmanaged)
+			in = &l->v[i];
+	if (!in)
+		return 0;
+	struct vars v[3] = {{0}};
+	_cleanup_free_ char *err = NULL;
+	int e = evaluate_vars(r, l, ch, v, &err);
+	printf("GRUB command line (GRUB_CMDLINE_LINUX, then GRUB_CMDLINE_LINUX_DEFAULT: one line at boot):\n");
+	for (int k = 0; k < 2; k++) {
+		const char *name = k ? "GRUB_CMDLINE_LINUX_DEFAULT" : "GRUB_CMDLINE_LINUX";
+		printf("  %s\n", name);
+		print_written(r, in->kind == SLOT_GRUB_DROPIN, name);
+		if (e < 0)
+			continue;
+		printf("    as written:    \"%s\"\n", k ? v[0].def : v[0].lin);
+		printf("    menu gets:     \"%s\"%s\n", k ? v[1].def : v[1].lin,
+		       streq(k ? v[0].def : v[0].lin, k ? v[1].def : v[1].lin) ? "" : " (through the drop-in's data)");
+		if (!streq(k ? v[1].def : v[1].lin, k ? v[2].def : v[2].lin))
+			printf("    after apply:   \"%s\"\n", k ? v[2].def : v[2].lin);
+	}
+	if (e < 0) {
+		size_t n = err ? strlen(err) : 0;
+		while (n > 0 && err[n - 1] == '\n')
+			n--;
+		printf("  (cannot evaluate them: %s%s%.*s)\n", e == -EINVAL ? "sourcing the GRUB configuration failed" : strerror(-e),
+		       n ? ": " : "", (int)n, n ? err : "");
+	}
+	for (int i = 0; i < 3; i++) {
+		free(v[i].lin);
+		free(v[i].def);
+	}
+	return 0;
+}

@@ -139,6 +139,13 @@ void grub_settle_menus(const struct root *r, const struct slot_list *l, struct s
  * Prints nothing where no GRUB input changes and no menu drifts. */
 int grub_preview(const struct root *r, const struct slot_list *l, const struct slot_change *ch);
 
+/* status: GRUB_CMDLINE_LINUX and _DEFAULT as the administrator wrote them
+ * (each assignment, FILE:LINE, in the order grub-mkconfig sources them),
+ * their values so, the values the menu gets through the drop-in and its
+ * data now, and after apply where that differs. Prints nothing where GRUB
+ * is not managed. */
+int grub_status(const struct root *r, const struct slot_list *l, const struct slot_change *ch);
+
 /* The drop-in's text built into the program. */
 const char *grub_dropin_builtin(size_t *len);
 

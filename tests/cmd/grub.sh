@@ -610,6 +610,55 @@ upstream_case() {
 	unset DATADIR
 }
 
+# ---- status: the GRUB variables as written (file:line) and as the menu gets them ----
+
+status_case() {
+	setup "$G/cases/cloudimg"
+	gen_menu "$root" 10_linux "$root/boot/grub/grub.cfg" || { fail "status: baseline menu" "$(cat "$W/gen.log")"; return; }
+	local c=/etc/default/grub.d/50-cloudimg-settings.cfg
+	expect_exit "status (cloud image): before apply" 0 "$MEMCG_POLICY" --root "$root" status
+	local want
+	want=$(printf '%s\n' \
+		"GRUB command line (GRUB_CMDLINE_LINUX, then GRUB_CMDLINE_LINUX_DEFAULT: one line at boot):" \
+		"  GRUB_CMDLINE_LINUX" \
+		"    written:       /etc/default/grub:11: GRUB_CMDLINE_LINUX=\"\"" \
+		"    as written:    \"\"" \
+		"    menu gets:     \"\"" \
+		"    after apply:   \"cgroup_disable=memory\"" \
+		"  GRUB_CMDLINE_LINUX_DEFAULT" \
+		"    written:       /etc/default/grub:10: GRUB_CMDLINE_LINUX_DEFAULT=\"quiet splash\"" \
+		"    written:       $c:11: GRUB_CMDLINE_LINUX_DEFAULT=\"console=tty1 console=ttyS0\"" \
+		"    as written:    \"console=tty1 console=ttyS0\"" \
+		"    menu gets:     \"console=tty1 console=ttyS0\"")
+	expect_eq "status (cloud image): each assignment with file:line, the values, what apply changes" \
+		"$(sed -n '/^GRUB command line/,/^In sync/p' <<<"$OUT" | sed '$d')" "$want"
+	expect_exit "status (cloud image): apply" 0 "$MEMCG_POLICY" --root "$root" apply
+	expect_exit "status (cloud image): after apply" 0 "$MEMCG_POLICY" --root "$root" status
+	want=$(printf '%s\n' \
+		"GRUB command line (GRUB_CMDLINE_LINUX, then GRUB_CMDLINE_LINUX_DEFAULT: one line at boot):" \
+		"  GRUB_CMDLINE_LINUX" \
+		"    written:       /etc/default/grub:11: GRUB_CMDLINE_LINUX=\"\"" \
+		"    as written:    \"\"" \
+		"    menu gets:     \"cgroup_disable=memory\" (through the drop-in's data)" \
+		"  GRUB_CMDLINE_LINUX_DEFAULT" \
+		"    written:       /etc/default/grub:10: GRUB_CMDLINE_LINUX_DEFAULT=\"quiet splash\"" \
+		"    written:       $c:11: GRUB_CMDLINE_LINUX_DEFAULT=\"console=tty1 console=ttyS0\"" \
+		"    as written:    \"console=tty1 console=ttyS0\"" \
+		"    menu gets:     \"console=tty1 console=ttyS0\"")
+	expect_eq "status (cloud image): after apply the menu gets the data's token" \
+		"$(sed -n '/^GRUB command line/,/^In sync/p' <<<"$OUT" | sed '$d')" "$want"
+	# what status says the menu gets is what update-grub gives it
+	gen_menu "$root" 10_linux "$W/status.after" || fail "status: regenerate" "$(cat "$W/gen.log")"
+	local normal recovery
+	normal=$(grep -E '^\s*linux\s' "$W/status.after" | grep -vc ' single ')
+	recovery=$(grep -E '^\s*linux\s' "$W/status.after" | grep -c ' single ')
+	expect_eq "status (cloud image): every normal linux line ends with LINUX DEFAULT as status said" \
+		"$(grep -cE '^\s*linux\s.* ro cgroup_disable=memory console=tty1 console=ttyS0$' "$W/status.after")" "$normal"
+	expect_eq "status (cloud image): every recovery linux line ends with LINUX as status said" \
+		"$(grep -cE '^\s*linux\s.* ro single cgroup_disable=memory$' "$W/status.after")" "$recovery"
+	check "status (cloud image): the menu has both kinds of lines" test "$normal" -ge 2 -a "$recovery" -ge 2
+}
+
 # ---- RHEL 8: kernelopts in grubenv, written by the tool itself ----
 
 rhel8_case() {
@@ -955,10 +1004,11 @@ elif ! $have_ns; then
 	fail "mount namespace" "unshare -m is not possible here: the real GRUB scripts cannot be run on fixtures"
 else
 	$have_probe || skip "grub-mkconfig runs: grub-probe cannot probe / and /boot here; 10_linux runs only"
-	for c in dquote squote varref conflict dropins override oldkernel keep; do
+	for c in dquote squote varref conflict dropins override oldkernel keep cloudimg; do
 		debian_case "$c"
 	done
 	transcript_case
+	status_case
 	upstream_case
 	if $have_probe; then live_case; else skip "live: grub-probe cannot probe / here"; fi
 fi
