@@ -135,8 +135,12 @@ static int hook_result(struct context *ctx, const struct apply_options *o, int r
 {
 	if (r >= 0 || !o->hook || r != -EXIT_BADINPUT)
 		return r < 0 ? -r : r;
-	if (ctx->policy_loaded && ctx->policy.strict)
+	if (ctx->policy_loaded && ctx->policy.strict) {
+		if (ctx->policy.strict_despite)
+			report_warn("the error above fails the hook: strict = yes at %s, although its file has the error",
+				    ctx->policy.strict_despite);
 		return EXIT_BADINPUT;
+	}
 	report_warn("the error above is ignored in --hook mode (set strict = yes in the policy to fail instead)");
 	return EXIT_OK;
 }

@@ -152,6 +152,7 @@ static void free_words(char **v, size_t n)
 
 void policy_free(struct policy *p)
 {
+	free(p->strict_despite);
 	free_words(p->needs_memcg, p->n_needs_memcg);
 	for (size_t i = 0; i < p->n_kernels; i++)
 		free(p->kernels[i].glob);
@@ -662,6 +663,53 @@ static void parse_ctx_reset(struct parse_ctx *c)
 	c->last_full = false;
 }
 
+/* A file with an error is not applied, except for strict = yes in its
+ * [policy] section, so that a kernel hook fails on a policy whose other
+ * line is wrong rather than letting it pass. The lines are read plainly:
+ * "[section]", "key = value", '#' and ';' comments. */
+static void strict_despite_error(struct policy *p, const char *text, size_t len, const char *display)
+{
+	bool in_policy = false;
+	unsigned ln = 0;
+	for (size_t i = 0; i < len;) {
+		size_t e = i;
+		while (e < len && text[e] != '\n')
+			e++;
+		ln++;
+		size_t a = i, b = e;
+		i = e + 1;
+		while (a < b && (text[a] == ' ' || text[a] == '\t'))
+			a++;
+		while (b > a && (text[b - 1] == ' ' || text[b - 1] == '\t' || text[b - 1] == '\r'))
+			b--;
+		if (a == b || text[a] == '#' || text[a] == ';')
+			continue;
+		if (text[a] == '[') {
+			in_policy = b - a == 8 && memcmp(text + a, "[policy]", 8) == 0;
+			continue;
+		}
+		const char *eq = memchr(text + a, '=', b - a);
+		if (!in_policy || !eq)
+			continue;
+		size_t kb = (size_t)(eq - text);
+		while (kb > a && (text[kb - 1] == ' ' || text[kb - 1] == '\t'))
+			kb--;
+		if (kb - a != 6 || memcmp(text + a, "strict", 6) != 0)
+			continue;
+		size_t va = (size_t)(eq - text) + 1;
+		while (va < b && (text[va] == ' ' || text[va] == '\t'))
+			va++;
+		_cleanup_free_ char *value = xstrndup(text + va, b - va);
+		struct value v = { 0 };
+		if (parse_value(V_BOOL, value, &v) == 0 && v.i) {
+			free(p->strict_despite);
+			p->strict_despite = xasprintf("%s:%u", display, ln);
+			p->strict = true;
+		}
+		strv_free(&v.words);
+	}
+}
+
 int policy_load_buffer(struct policy *p, const char *text, size_t len, const char *display)
 {
 	struct parse_ctx c = { .p = p, .file = display, .text = text, .len = len };
@@ -669,8 +717,10 @@ int policy_load_buffer(struct policy *p, const char *text, size_t len, const cha
 
 	int r = parse_pass(&c);
 	parse_ctx_reset(&c);
-	if (r < 0)
+	if (r < 0) {
+		strict_despite_error(p, text, len, display);
 		return r;
+	}
 
 	p->files = xrealloc(p->files, (p->n_files + 2) * sizeof(char *));
 	p->files[p->n_files] = xstrdup(display);

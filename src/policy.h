@@ -35,6 +35,7 @@ struct policy {
 	enum policy_mode mode;           struct origin mode_origin;
 	enum accounting accounting;      struct origin accounting_origin;
 	bool strict;                     struct origin strict_origin;
+	char *strict_despite;            /* "FILE:LINE": strict = yes read from a file with an error */
 
 	char **needs_memcg; size_t n_needs_memcg; struct origin needs_memcg_origin;
 	bool needs_memcg_units;          struct origin needs_memcg_units_origin;

@@ -484,6 +484,23 @@ transcript_case() {
 	expect_exit "$t: typo: the kernel hook does not fail the package" 0 "$MEMCG_POLICY" --root "$root" apply --hook
 	gen_menu "$root" "$how" "$W/$t.typo" || fail "$t: generate (typo)" "$(cat "$W/gen.log")"
 	check "$t: typo: update-grub keeps the last applied state" cmp -s "$W/$t.off" "$W/$t.typo"
+	# strict = yes is honoured although its file has the error, before or after it
+	local pol tokens
+	tokens=$(cat "$root/var/lib/memcg-policy/grub.tokens")
+	for pol in '[policy]\nmode = of\nstrict = yes\n' '[policy]\nstrict = yes\nmdoe = off\n'; do
+		# shellcheck disable=SC2059
+		printf "$pol" | write_policy "$root/etc/memcg-policy.conf"
+		expect_exit "$t: typo + strict: the kernel hook fails" 3 "$MEMCG_POLICY" --root "$root" apply --hook
+		case $ERR in
+		*"memcg-policy.conf:"*"the error above fails the hook: strict = yes at $root/etc/memcg-policy.conf:"*", although its file has the error"*)
+			pass "$t: typo + strict: says the error and why it fails" ;;
+		*) fail "$t: typo + strict: says the error and why it fails" "$ERR" ;;
+		esac
+		expect_eq "$t: typo + strict: the data stays the last applied" "$(cat "$root/var/lib/memcg-policy/grub.tokens")" "$tokens"
+	done
+	# strict elsewhere than in [policy] is no strict
+	printf '[policy]\nmode = of\n[auto]\nstrict = yes\n' | write_policy "$root/etc/memcg-policy.conf"
+	expect_exit "$t: typo, strict outside [policy]: the hook does not fail" 0 "$MEMCG_POLICY" --root "$root" apply --hook
 
 	# revert undoes all of it
 	printf '[policy]\nmode = off\n' | write_policy "$root/etc/memcg-policy.conf"
