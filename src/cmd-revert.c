@@ -4,6 +4,8 @@
  * back; files changed since get the token-level undo. --kernel limits it to
  * the files of one kernel (the kernel-install plugin's `remove`: the
  * kernel's entries are gone by then, and so are their journal records).
+ * Without it, entries written from /etc/kernel/cmdline after the tool
+ * edited it lose the tool's tokens too (revert-copies.c).
  * It ends saying whether the policy would put the arguments back at the
  * next kernel update; --policy also records mode = auto so that it does
  * not (with otherwise = keep and nothing that needs memcg). */
@@ -18,6 +20,7 @@
 #include "journal.h"
 #include "plan.h"
 #include "report.h"
+#include "revert.h"
 #include "spawn.h"
 #include "txn.h"
 #include "util.h"
@@ -169,6 +172,8 @@ static int revert_journal(struct context *ctx, bool dry_run, const char *kernel,
 		if (log_verbosity >= 0 && !ctx->json)
 			printf("%s %s\n", del ? "removed" : "restored", e->path);
 	}
+	if (r >= 0 && !kernel)
+		r = revert_copies(ctx, &j, dry_run, &t, obj);
 	if (r >= 0 && !dry_run && done.n) {
 		for (size_t i = 0; i < done.n; i++)
 			journal_forget(&j, done.v[i]);

@@ -1,0 +1,124 @@
+/* revert-copies.c - revert's second half: the tool's tokens out of the
+ * copies distribution tools made from a file it edited.
+ *
+ * kernel-install's entry writer (90-loaderentry.install), Fedora's
+ * 20-grub.install and sdbootutil write a new entry's options from
+ * /etc/kernel/cmdline. After apply edited that file, every kernel installed
+ * later gets an entry with the tool's tokens in it, an entry the tool never
+ * wrote and so never journaled. An entry is such a copy when its options
+ * are, token for token, the command line the tool last wrote there (as
+ * kernel-install reads the file), with at most the
+ * "systemd.machine_id=ID" kernel-install appends when the entry token is
+ * the machine id. A copy gets the same token-level undo as the file it
+ * came from; an entry with the tool's tokens whose options are anything
+ * else is the admin's and is left as it is, with a warning. */
+#include "revert.h"
+
+#include <stdio.h>
+
+#include "cmdline.h"
+#include "report.h"
+#include "slot.h"
+#include "spawn.h"
+#include "util.h"
+
+#define KCMDLINE_PATH "/etc/kernel/cmdline"
+
+/* The line the tool last wrote to /etc/kernel/cmdline, as kernel-install
+ * reads it. */
+static char *written_line(const struct journal_entry *e)
+{
+	struct slot s = { .kind = SLOT_KERNEL_CMDLINE, .path = (char *)KCMDLINE_PATH, .exists = true,
+			  .content = e->written, .len = e->written_len };
+	return slot_cmdline(&s);
+}
+
+/* Are the kernel tokens of a and b the same, byte for byte, in order,
+ * after b's last "systemd.machine_id=" token where a has none? */
+static bool same_tokens(const char *a, const char *b)
+{
+	struct cmdline ca, cb;
+	cmdline_split(a, strlen(a), &ca);
+	cmdline_split(b, strlen(b), &cb);
+	size_t nb = cb.n;
+	if (nb > 0 && startswith(cb.line + cb.tok[nb - 1].start, "systemd.machine_id=") &&
+	    !strstr(a, "systemd.machine_id="))
+		nb--;
+	bool same = ca.n == nb;
+	for (size_t i = 0; same && i < nb; i++)
+		same = ca.tok[i].len == cb.tok[i].len &&
+		       memcmp(ca.line + ca.tok[i].start, cb.line + cb.tok[i].start, ca.tok[i].len) == 0;
+	cmdline_free(&ca);
+	cmdline_free(&cb);
+	return same;
+}
+
+static bool has_any(const char *line, const struct strv *tokens)
+{
+	struct cmdline c;
+	cmdline_split(line, strlen(line), &c);
+	bool any = false;
+	for (size_t i = 0; i < tokens->n && !any; i++)
+		any = cmdline_has_arg(&c, tokens->v[i]);
+	cmdline_free(&c);
+	return any;
+}
+
+int revert_copies(struct context *ctx, const struct journal *j, bool dry_run, struct txn *t,
+		  struct json_object *obj)
+{
+	const struct journal_entry *src = NULL;
+	struct strv journaled = { 0 };
+	for (size_t i = 0; i < j->n; i++) {
+		strv_pushdup(&journaled, j->v[i].path);
+		if (streq(j->v[i].path, KCMDLINE_PATH))
+			src = &j->v[i];
+	}
+	if (!src || src->added.n == 0) {
+		strv_free(&journaled);
+		return 0;
+	}
+	struct slot_list l;
+	int r = slots_find(&ctx->root, NULL, NULL, &l);
+	if (r < 0) {
+		strv_free(&journaled);
+		return r;
+	}
+	_cleanup_free_ char *wline = written_line(src);
+	struct decision d = { .remove = src->added, .add = src->removed };
+	for (size_t i = 0; r >= 0 && i < l.n; i++) {
+		const struct slot *s = &l.v[i];
+		if (s->kind != SLOT_BLS || s->unmanaged || !s->exists || strv_contains(&journaled, s->path))
+			continue;
+		_cleanup_free_ char *opts = slot_cmdline(s);
+		if (!opts || !has_any(opts, &src->added))
+			continue;
+		_cleanup_free_ char *disp = root_display(&ctx->root, s->path);
+		if (!wline || !same_tokens(wline, opts)) {
+			report_warn("%s has the tool's arguments, but its options are not those the tool wrote to "
+				    KCMDLINE_PATH ": left as it is", disp);
+			continue;
+		}
+		struct strv added = { 0 }, removed = { 0 };
+		size_t len = 0;
+		_cleanup_free_ char *content = slot_edit(s, &d, &added, &removed, &len);
+		if (content && !(len == s->len && memcmp(content, s->content, len) == 0)) {
+			if (obj)
+				json_report_file(obj, s->path, "restored", &added, &removed);
+			if (dry_run) {
+				if (!ctx->json)
+					r = print_unified_diff(s->path, s->content, s->len, content, len);
+			} else {
+				txn_add(t, s->path, content, len, 0644);
+				if (log_verbosity >= 0 && !ctx->json)
+					printf("restored %s (its options were written from %s)\n", s->path,
+					       KCMDLINE_PATH);
+			}
+		}
+		strv_free(&added);
+		strv_free(&removed);
+	}
+	slots_free(&l);
+	strv_free(&journaled);
+	return r < 0 ? r : 0;
+}
