@@ -41,6 +41,9 @@ PREREQ_FAILED=0
 #            revert    policy "mode = on", apply (must take the admin's
 #                      cgroup_disable=memory out), then revert (must give
 #                      back every file byte for byte)
+#            keep      (GRUB) policy "mode = off", apply, then "mode =
+#                      auto" with nothing needing memcg (keep), apply
+#                      again: the menu update-grub makes then keeps off
 #   EXPECT   memory controller state the booted kernel must show
 #   PRESENT / ABSENT  comma-separated words /proc/cmdline must / must not
 #            hold (besides boottest.keep=1, always present: the admin's
@@ -56,6 +59,9 @@ for fam in direct sdboot grub-bios grub-efi; do
 	add_case "$fam-on              $fam cgroup_disable=memory on       on  -                     cgroup_disable=memory"
 	add_case "$fam-nopolicy        $fam -                     nopolicy on  -                     cgroup_disable=memory,cgroup_enable=memory"
 	add_case "$fam-revert          $fam cgroup_disable=memory revert   off cgroup_disable=memory -"
+done
+for fam in grub-bios grub-efi; do
+	add_case "$fam-keep            $fam -                     keep     off cgroup_disable=memory cgroup_enable=memory"
 done
 
 # ---------------------------------------------------------- fixture roots
@@ -178,9 +184,9 @@ prepare_root() {
 	fi
 	local policy=
 	case $mode in
-	off | on | revert)
+	off | on | revert | keep)
 		policy="$c/policy.conf"
-		printf '[policy]\nmode = %s\n' "$([ "$mode" = revert ] && echo on || echo "$mode")" >"$policy"
+		printf '[policy]\nmode = %s\n' "$(case $mode in revert) echo on ;; keep) echo off ;; *) echo "$mode" ;; esac)" >"$policy"
 		chmod 0644 "$policy"
 		;;
 	esac
@@ -231,6 +237,17 @@ prepare_root() {
 		fi
 	else
 		tool "$c" --root "$root" "${popt[@]}" apply || return 1
+	fi
+	if [ "$mode" = keep ]; then
+		# the decision becomes keep: the last applied state must stay
+		local tokens=$root/var/lib/memcg-policy/grub.tokens data
+		data=$(cat "$tokens" 2>/dev/null)
+		printf '[policy]\nmode = auto\n' >"$policy"
+		tool "$c" --root "$root" "${popt[@]}" apply || return 1
+		if [ -z "$data" ] || [ "$(cat "$tokens" 2>/dev/null)" != "$data" ]; then
+			echo "apply with a keep decision changed the recorded GRUB tokens ($tokens)" >&2
+			return 1
+		fi
 	fi
 
 	case $fam in
