@@ -114,19 +114,23 @@ static void ns_close(struct image_ns *ns)
 }
 
 /* Resolves the root and the mount points inside the image: each must be a
- * directory. */
+ * directory right under the root, not a symbolic link (opened by its one
+ * name from the root's descriptor: what is mounted there already, such as
+ * the proc an image builder mounted, is mounted over, never read). */
 static int ns_open(const struct root *r, struct image_ns *ns)
 {
 	memset(ns, 0, sizeof(*ns));
 	for (int i = 0; i < 4; i++) {
 		const char *in = i ? mount_dirs[i - 1] : "/";
-		_cleanup_close_ int fd = root_openat(r, in, O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+		_cleanup_close_ int fd = openat(r->fd, i ? in + 1 : ".", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			fd = -errno;
 		struct stat st;
 		_cleanup_free_ char *d = root_display(r, in);
 		if (fd < 0) {
 			ns_close(ns);
 			return report(EXIT_SYSTEM, "--regenerate: %s: %s: no directory to mount %s on for the image's GRUB tools", d,
-				      root_strerror(fd), in + 1);
+				      fd == -ENOTDIR ? "not a directory (or a symbolic link)" : strerror(-fd), in + 1);
 		}
 		char link[40];
 		fd_path(link, fd);

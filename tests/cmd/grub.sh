@@ -941,6 +941,25 @@ UPDATE_GRUB
 	expect_eq "--regenerate: no cgroup_enable=memory left" "$(grep -c 'cgroup_enable=memory' "$root/boot/grub/grub.cfg")" 0
 	expect_exit "--regenerate: check: in sync" 0 "$MEMCG_POLICY" --root "$root" check
 
+	# an image builder that mounted proc in the image already: mounted over
+	rm -f "$root/regen.log" "$root/etc/default/grub.d/99-memcg-policy.cfg"
+	expect_exit "--regenerate: proc already mounted in the image" 0 unshare -m --propagation private \
+		sh -c 'mount -t proc proc "$0/proc" && exec "$@"' "$root" "$MEMCG_POLICY" --root "$root" apply --regenerate
+	expect_eq "--regenerate: proc already mounted: update-grub ran" "$(cat "$root/regen.log" 2>/dev/null)" "update-grub "
+	# a mount point that is a symbolic link out of the image: refused
+	rmdir "$root/sys"
+	ln -s /sys "$root/sys"
+	rm -f "$root/regen.log" "$root/etc/default/grub.d/99-memcg-policy.cfg"
+	expect_exit "--regenerate: /sys a symbolic link: exit 4" 4 "$MEMCG_POLICY" --root "$root" apply --regenerate
+	case $ERR in
+	*"--regenerate: $root/sys: not a directory (or a symbolic link)"*) pass "--regenerate: /sys a symbolic link: says so" ;;
+	*) fail "--regenerate: /sys a symbolic link: says so" "$ERR" ;;
+	esac
+	check "--regenerate: /sys a symbolic link: nothing written" test ! -e "$root/etc/default/grub.d/99-memcg-policy.cfg"
+	rm "$root/sys"
+	mkdir "$root/sys"
+	"$MEMCG_POLICY" --root "$root" apply --regenerate >/dev/null 2>&1
+
 	rm -f "$root/regen.log"
 	expect_exit "--regenerate: second apply" 0 "$MEMCG_POLICY" --root "$root" apply --regenerate
 	expect_eq "--regenerate: second apply runs no tool" "$(cat "$root/regen.log" 2>/dev/null)" ""
