@@ -137,10 +137,7 @@ make_disk() {
 	ROOT_SIZE=$(($(stat -c %s "$img") - ROOT_OFF - 1024 * 1024))
 	mkfs.ext4 -q -F -L root -E offset="$ROOT_OFF" -d "$dir" "$img" "$((ROOT_SIZE / 1024))k" || return 1
 	if [ "$layout" = efi ]; then
-		mformat -i "$img@@$ESP_OFF" -T $((ESP_SIZE / 512)) -h 64 -s 32 -F -v ESP :: || return 1
-		if [ -n "$esp" ] && [ -n "$(ls -A "$esp")" ]; then
-			mcopy -s -i "$img@@$ESP_OFF" "$esp"/* ::/ || return 1
-		fi
+		ESPDIR=$esp esp_to_image "$img" || return 1
 	fi
 }
 
@@ -171,6 +168,19 @@ open_system() {
 	ln -s "../../${rootdev#/dev/}" "$MNT/dev/disk/by-uuid/$ROOT_UUID" || return 1
 	mkdir -p "$MNT/var/cache/apt/archives" && mnt --bind "$CACHE/debs" "$MNT/var/cache/apt/archives" || return 1
 	cp /etc/resolv.conf "$MNT/etc/resolv.conf" 2>/dev/null || :
+	if [ -n "${ESPDIR:-}" ]; then
+		mkdir -p "$ESPDIR" "$MNT/boot/efi" && mnt --bind "$ESPDIR" "$MNT/boot/efi" || return 1
+	fi
+}
+
+# esp_to_image IMG: the ESP partition of IMG made anew (FAT, the volume
+# serial $ESP_SERIAL that the system's fstab names) from $ESPDIR. The host
+# has no FAT driver: in the chroot the ESP is that directory, bound on
+# /boot/efi; mtools writes it into the image before each boot.
+ESP_SERIAL=1234ABCD
+esp_to_image() {
+	mformat -i "$1@@$ESP_OFF" -T $((ESP_SIZE / 512)) -h 64 -s 32 -F -N "$ESP_SERIAL" -v ESP :: || return 1
+	[ -z "$(ls -A "$ESPDIR")" ] || mcopy -s -i "$1@@$ESP_OFF" "$ESPDIR"/* ::/
 }
 
 blknod() { # blknod DEV NODE: NODE, a block device node for DEV
@@ -187,9 +197,12 @@ close_system() {
 
 # in_sys CMD...: CMD run as root runs it in the system (chroot, a clean
 # environment, no questions from debconf).
+# SYS_ENV: more NAME=VALUE for every command (the ESP checks relaxed
+# where the ESP is a directory in the chroot, see esp_to_image).
+SYS_ENV=()
 in_sys() {
 	chroot "$MNT" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-		HOME=/root LC_ALL=C DEBIAN_FRONTEND=noninteractive "$@"
+		HOME=/root LC_ALL=C DEBIAN_FRONTEND=noninteractive "${SYS_ENV[@]}" "$@"
 }
 
 # ------------------------------------------------------------------- QEMU

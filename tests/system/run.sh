@@ -8,12 +8,13 @@
 # the test reports the memory controller's state on the serial console.
 # See tests/system/README.md.
 #
-# SYSTEMs: grub-bios (default: all of them).
+# SYSTEMs: grub-bios, sdboot (default: all of them).
 # Environment: SYSTEM_CACHE (the .deb files, kept between runs; default
 # $XDG_CACHE_HOME/memcg-policy-system, else build/system-cache), SYSTEM_WORK (images and serial logs of the last
 # run; default build/system-work), BOOT_TIMEOUT (seconds per boot, 300),
 # MEMCG_SYSTEM_MIRROR (default http://deb.debian.org/debian),
-# MEMCG_SYSTEM_BROKEN=apply-writes-nothing (a broken package: must fail).
+# MEMCG_SYSTEM_BROKEN=apply-writes-nothing (a broken package: must fail),
+# MEMCG_SYSTEM_UNTIL=N (stop after step N of the journey).
 #
 # Prints "PASS: ..." / "FAIL: ..." per check and "N passed, N failed" last.
 set -u
@@ -129,6 +130,7 @@ expect_next_boot() {
 boot_and_check() {
 	local kver=$1 state=$2 crc=$3 tok=$4 present=$5 log got
 	close_system
+	if [ -n "${ESPDIR:-}" ]; then esp_to_image "$IMG" || fail "$SYS $STEP: the ESP is written into the image"; fi
 	boot_system "$S/boot" "$IMG" "$FW"
 	log="$S/boot/serial.log"
 	BOOTS+=("$SYS $STEP: $BOOT_SECS s")
@@ -148,6 +150,9 @@ boot_and_check() {
 	fi
 	open_system "$IMG" || { fail "$SYS $STEP: the image opens again after the boot"; return 1; }
 }
+
+# want_step N: step N is to run (MEMCG_SYSTEM_UNTIL=N stops after it).
+want_step() { [ "$1" -le "${MEMCG_SYSTEM_UNTIL:-6}" ]; }
 
 kver_of() { echo "${1#linux-image-}"; }
 
@@ -190,6 +195,50 @@ build_grub_bios() {
 	in_sys update-grub >"$S/update-grub.log" 2>&1 || { cat "$S/update-grub.log" >&2; return 1; }
 }
 
+# build_sdboot: bookworm with systemd-boot on a GPT disk (ESP + ext4
+# root). As the systemd-boot package's postinst does when it finds an ESP:
+# bootctl install, then kernel-install add for the installed kernel, with
+# the admin's /etc/kernel/cmdline and layout=bls in /etc/kernel/install.conf.
+build_sdboot() {
+	local dir="$S/rootfs" old
+	old=$(kver_of "$KOLD")
+	build_rootfs "$dir" "$KOLD" systemd-sysv udev initramfs-tools e2fsprogs systemd-boot >"$S/mmdebstrap.log" 2>&1 || {
+		tail -n 30 "$S/mmdebstrap.log" >&2
+		return 1
+	}
+	customize_rootfs "$dir" || return 1
+	mkdir -p "$dir/boot/efi" "$dir/etc/kernel" && echo layout=bls >"$dir/etc/kernel/install.conf" || return 1
+	rm -rf "$ESPDIR" && mkdir -p "$ESPDIR" || return 1
+	make_disk "$IMG" efi "$dir" "$ESPDIR" || return 1
+	rm -rf "$dir"
+	open_system "$IMG" || return 1
+	write_fstab
+	printf 'UUID=%s-%s /boot/efi vfat umask=0077 0 0\n' "${ESP_SERIAL:0:4}" "${ESP_SERIAL:4:4}" >>"$MNT/etc/fstab"
+	printf 'root=UUID=%s ro %s quiet\n' "$ROOT_UUID" "$ADMIN_CMDLINE" >"$MNT/etc/kernel/cmdline"
+	in_sys bootctl install --no-variables --esp-path=/boot/efi --make-machine-id-directory=auto >"$S/bootctl.log" 2>&1 || {
+		cat "$S/bootctl.log" >&2
+		return 1
+	}
+	in_sys kernel-install add "$old" "/boot/vmlinuz-$old" "/boot/initrd.img-$old" >"$S/kernel-install.log" 2>&1 || {
+		cat "$S/kernel-install.log" >&2
+		return 1
+	}
+	[ -n "$(entry_of "$old")" ] || { echo "kernel-install made no entry for $old" >&2; ls -R "$ESPDIR" >&2; return 1; }
+}
+
+# entry_of VER: the BLS entry of VER on the ESP (path in the system).
+entry_of() {
+	local e
+	for e in "$ESPDIR"/loader/entries/*"$1"*.conf; do
+		[ -f "$e" ] && { echo "/boot/efi/loader/entries/${e##*/}"; return; }
+	done
+}
+entry_options() { # entry_options VER: the options line of VER's entry
+	local e
+	e=$(entry_of "$1")
+	[ -n "$e" ] && sed -n 's/^options[[:space:]]\{1,\}//p' "$MNT$e" | head -n1
+}
+
 # ---------------------------------------------------------------- journey
 
 # snapshot NAME: the boot configuration as it is now, to compare later.
@@ -208,6 +257,7 @@ journey_grub() {
 	new=$(kver_of "$KNEW")
 	snapshot before || return 1
 
+	want_step 1 || return 0
 	STEP="1 (installed with its defaults)"
 	S="$W/$SYS/1-install" && mkdir -p "$S"
 	cp "$DEB" "$MNT/tmp/" || return 1
@@ -227,6 +277,7 @@ journey_grub() {
 	expect_out "apply --dry-run: the next boot keeps memcg on" "next boot ($old): memcg on"
 	boot_and_check "$old" on 0 cgroup_disable=memory no
 
+	want_step 2 || return 0
 	STEP="2 (set off)"
 	S="$W/$SYS/2-off" && mkdir -p "$S"
 	sys_ok set-off memcg-policy set off
@@ -237,6 +288,7 @@ journey_grub() {
 	expect_token "the admin's arguments stay in the menu entry" "$(first_linux)" console=ttyS0 yes
 	boot_and_check "$old" off 0 cgroup_disable=memory yes
 
+	want_step 3 || return 0
 	STEP="3 (a newer kernel from apt)"
 	S="$W/$SYS/3-kernel" && mkdir -p "$S"
 	sys_ok apt-kernel apt-get install -y linux-image-amd64
@@ -252,6 +304,7 @@ journey_grub() {
 	fi
 	boot_and_check "$new" off 0 cgroup_disable=memory yes
 
+	want_step 4 || return 0
 	STEP="4 (set on over the admin's own cgroup_disable=memory)"
 	S="$W/$SYS/4-on" && mkdir -p "$S"
 	sed -i "s/^GRUB_CMDLINE_LINUX=.*/GRUB_CMDLINE_LINUX=\"$ADMIN_CMDLINE cgroup_disable=memory\"/" "$MNT/etc/default/grub"
@@ -265,6 +318,7 @@ journey_grub() {
 	expect_token "the admin's other arguments stay" "$(first_linux)" console=ttyS0 yes
 	boot_and_check "$new" on 0 cgroup_disable=memory no
 
+	want_step 5 || return 0
 	STEP="5 (revert)"
 	S="$W/$SYS/5-revert" && mkdir -p "$S"
 	sys_ok revert memcg-policy revert
@@ -273,6 +327,7 @@ journey_grub() {
 	same_file "the menu is the admin's again, byte for byte" "$W/$SYS/snap-admin/grub.cfg" /boot/grub/grub.cfg
 	boot_and_check "$new" off - cgroup_disable=memory yes
 
+	want_step 6 || return 0
 	STEP="6 (remove, purge)"
 	S="$W/$SYS/6-purge" && mkdir -p "$S"
 	sys_ok remove apt-get remove -y memcg-policy
@@ -299,6 +354,105 @@ journey_grub() {
 	same_file "update-grub after purge: the admin's menu, byte for byte" "$W/$SYS/snap-admin/grub.cfg" /boot/grub/grub.cfg
 }
 
+# snap_sdboot NAME: /etc/kernel/cmdline and the ESP's entries as they are now.
+snap_sdboot() {
+	local d="$W/$SYS/snap-$1"
+	rm -rf "$d" && mkdir -p "$d" || return 1
+	cp "$MNT/etc/kernel/cmdline" "$d/cmdline" && cp -a "$ESPDIR/loader/entries" "$d/entries"
+}
+same_entries() { # same_entries WHAT SNAP
+	if diff -r "$W/$SYS/snap-$2/entries" "$ESPDIR/loader/entries" >"$S/entries.diff" 2>&1; then
+		pass "$SYS $STEP: $1"
+	else
+		fail "$SYS $STEP: $1" "$(head -n 20 "$S/entries.diff")"
+	fi
+}
+
+# journey_sdboot: the six steps on a systemd-boot system (kernel-install
+# writes the entries from /etc/kernel/cmdline). The admin's own
+# cgroup_disable=memory is not part of this journey: /etc/kernel/cmdline
+# is the tool's slot too, so step 5 gives back the admin's original
+# (memcg on).
+journey_sdboot() {
+	local old new
+	old=$(kver_of "$KOLD")
+	new=$(kver_of "$KNEW")
+	snap_sdboot before || return 1
+
+	want_step 1 || return 0
+	STEP="1 (installed with its defaults)"
+	S="$W/$SYS/1-install" && mkdir -p "$S"
+	cp "$DEB" "$MNT/tmp/" || return 1
+	sys_ok apt-update apt-get update
+	sys_ok apt-install apt-get install -y "/tmp/$(basename "$DEB")"
+	[ "$RC" -eq 0 ] || return 1
+	sys_run files dpkg-query -L memcg-policy
+	printf '%s\n' "$OUT" >"$W/$SYS/package-files"
+	same_file "/etc/kernel/cmdline unchanged" "$W/$SYS/snap-before/cmdline" /etc/kernel/cmdline
+	same_entries "the boot entries unchanged" before
+	sys_run apply-dry memcg-policy apply --dry-run
+	expect_eq "$SYS $STEP: apply --dry-run exits 0" "$RC" 0
+	expect_out "apply --dry-run: the next boot keeps memcg on" "next boot ($old): memcg on"
+	boot_and_check "$old" on 0 cgroup_disable=memory no
+
+	want_step 2 || return 0
+	STEP="2 (set off)"
+	S="$W/$SYS/2-off" && mkdir -p "$S"
+	sys_ok set-off memcg-policy set off
+	expect_out "set off says what it recorded" "/etc/memcg-policy.conf: mode = off"
+	expect_next_boot "$old" off
+	expect_token "the entry of $old gets cgroup_disable=memory" "$(entry_options "$old")" cgroup_disable=memory yes
+	expect_token "the admin's arguments stay in the entry" "$(entry_options "$old")" console=ttyS0 yes
+	expect_token "/etc/kernel/cmdline gets cgroup_disable=memory" "$(cat "$MNT/etc/kernel/cmdline")" cgroup_disable=memory yes
+	boot_and_check "$old" off 0 cgroup_disable=memory yes
+
+	want_step 3 || return 0
+	STEP="3 (a newer kernel from apt)"
+	S="$W/$SYS/3-kernel" && mkdir -p "$S"
+	sys_ok apt-kernel apt-get install -y linux-image-amd64
+	if [ -n "$(entry_of "$new")" ]; then pass "$SYS $STEP: kernel-install made the entry of $new"; else fail "$SYS $STEP: kernel-install made the entry of $new" "$(ls "$ESPDIR/loader/entries")"; fi
+	expect_token "the new kernel's entry has cgroup_disable=memory" "$(entry_options "$new")" cgroup_disable=memory yes
+	sys_run apply-after-kernel memcg-policy apply
+	expect_eq "$SYS $STEP: apply after the kernel update exits 0" "$RC" 0
+	if grep -q '^changed ' <<<"$OUT"; then
+		fail "$SYS $STEP: the kernel hooks left nothing for apply to do" "$OUT"
+	else
+		pass "$SYS $STEP: the kernel hooks left nothing for apply to do"
+	fi
+	boot_and_check "$new" off 0 cgroup_disable=memory yes
+
+	want_step 4 || return 0
+	STEP="4 (set on)"
+	S="$W/$SYS/4-on" && mkdir -p "$S"
+	sys_ok set-on memcg-policy set on
+	expect_out "set on says what it recorded" "/etc/memcg-policy.conf: mode = on"
+	expect_next_boot "$new" on
+	expect_token "the new kernel's entry loses cgroup_disable=memory" "$(entry_options "$new")" cgroup_disable=memory no
+	expect_token "the admin's arguments stay" "$(entry_options "$new")" console=ttyS0 yes
+	boot_and_check "$new" on 0 cgroup_disable=memory no
+
+	want_step 5 || return 0
+	STEP="5 (revert)"
+	S="$W/$SYS/5-revert" && mkdir -p "$S"
+	sys_ok revert memcg-policy revert
+	same_file "/etc/kernel/cmdline is the admin's, byte for byte" "$W/$SYS/snap-before/cmdline" /etc/kernel/cmdline
+	expect_token "the entry of $old has no cgroup_disable=memory" "$(entry_options "$old")" cgroup_disable=memory no
+	boot_and_check "$new" on - cgroup_disable=memory no
+
+	want_step 6 || return 0
+	STEP="6 (remove, purge)"
+	S="$W/$SYS/6-purge" && mkdir -p "$S"
+	sys_ok remove apt-get remove -y memcg-policy
+	sys_ok purge apt-get purge -y memcg-policy
+	local left=() f
+	while read -r f; do
+		[ -n "$f" ] && [ ! -d "$MNT$f" ] && [ -e "$MNT$f" ] && left+=("$f")
+	done <"$W/$SYS/package-files"
+	expect_eq "$SYS $STEP: no file of the package left after purge" "${left[*]}" ""
+	same_file "/etc/kernel/cmdline as before the package came" "$W/$SYS/snap-before/cmdline" /etc/kernel/cmdline
+	expect_token "the entry of $old as before: no cgroup_disable=memory" "$(entry_options "$old")" cgroup_disable=memory no
+}
+
 # ------------------------------------------------------------------- main
 
 run_system() {
@@ -310,7 +464,14 @@ run_system() {
 	STEP=build
 	t0=$(date +%s)
 	case $SYS in
-	grub-bios) FW=bios; build_grub_bios ;;
+	grub-bios) FW=bios ESPDIR='' SYS_ENV=(); build_grub_bios ;;
+	sdboot)
+		FW=efi ESPDIR="$W/$SYS/esp"
+		# the ESP is a directory in the chroot (esp_to_image): bootctl,
+		# kernel-install and memcg-policy are told to take it as one there
+		SYS_ENV=(SYSTEMD_RELAX_ESP_CHECKS=1 MEMCG_POLICY_TRUST_BOOT=1)
+		build_sdboot
+		;;
 	*) fail "unknown system $SYS"; return ;;
 	esac
 	local rc=$?
@@ -324,6 +485,7 @@ run_system() {
 	BUILDS+=("$SYS: $((t1 - t0)) s")
 	case $SYS in
 	grub-*) journey_grub ;;
+	sdboot) journey_sdboot ;;
 	esac
 	undo_all
 	note "$SYS: build and journey took $(($(date +%s) - t0)) s"
@@ -343,7 +505,7 @@ pick_kernels || { fail "two kernel versions in the archive"; finish; }
 note "base kernel $KOLD, update $KNEW; cache $CACHE; work $W"
 S="$W/deb"
 if build_deb "$W/deb"; then pass "the .deb builds with dpkg-buildpackage ($(basename "$DEB"))"; else fail "the .deb builds"; finish; fi
-[ $# -gt 0 ] || set -- grub-bios
+[ $# -gt 0 ] || set -- grub-bios sdboot
 for sys; do run_system "$sys"; done
 note "builds: ${BUILDS[*]}"
 note "boots: ${BOOTS[*]}"
