@@ -3,7 +3,11 @@
  * keeping its comments and other keys, then applies. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include <json-c/json.h>
 
@@ -18,17 +22,57 @@
 
 #define ADMIN_POLICY "/etc/memcg-policy.conf"
 
-static int read_current(struct context *ctx, char **text, size_t *len, bool *exists, char **display)
+/* The file set writes: /etc/memcg-policy.conf in the root, or the
+ * --config file; a --config that is a symbolic link is written at its
+ * target (the file that was read), never replaced by a file of its own. */
+struct target {
+	char *path;    /* --config: the host path written (link resolved); NULL: in the root */
+	char *display; /* for messages */
+	bool via_link; /* --config named a symbolic link */
+};
+
+static int find_target(struct context *ctx, struct target *t)
+{
+	memset(t, 0, sizeof(*t));
+	if (!ctx->config_path) {
+		t->display = root_display(&ctx->root, ADMIN_POLICY);
+		return 0;
+	}
+	struct stat st;
+	if (lstat(ctx->config_path, &st) < 0) {
+		if (errno != ENOENT)
+			return report(EXIT_SYSTEM, "%s: %s", ctx->config_path, strerror(errno));
+		t->path = xstrdup(ctx->config_path);
+		t->display = xstrdup(ctx->config_path);
+		return 0;
+	}
+	t->path = realpath(ctx->config_path, NULL);
+	if (!t->path) {
+		int e = errno;
+		if (e == ENOENT)
+			return report(EXIT_BADINPUT, "%s: a symbolic link to a missing file: not written",
+				      ctx->config_path);
+		return report(EXIT_SYSTEM, "%s: %s", ctx->config_path, strerror(e));
+	}
+	t->via_link = S_ISLNK(st.st_mode);
+	t->display = t->via_link ? xasprintf("%s -> %s", ctx->config_path, t->path) : xstrdup(ctx->config_path);
+	return 0;
+}
+
+static void target_free(struct target *t)
+{
+	free(t->path);
+	free(t->display);
+}
+
+static int read_current(struct context *ctx, const struct target *t, char **text, size_t *len, bool *exists)
 {
 	int r;
 	*exists = true;
-	if (ctx->config_path) {
-		*display = xstrdup(ctx->config_path);
-		r = read_host_file(ctx->config_path, MAX_INPUT_FILE, text, len);
-	} else {
-		*display = root_display(&ctx->root, ADMIN_POLICY);
+	if (t->path)
+		r = read_host_file(t->path, MAX_INPUT_FILE, text, len);
+	else
 		r = root_read_file(&ctx->root, ADMIN_POLICY, MAX_INPUT_FILE, text, len);
-	}
 	if (r == -ENOENT) {
 		*exists = false;
 		*text = xstrdup("");
@@ -36,50 +80,86 @@ static int read_current(struct context *ctx, char **text, size_t *len, bool *exi
 		return 0;
 	}
 	if (r < 0)
-		return report(r == -EINVAL || r == -EISDIR || r == -EFBIG ? EXIT_BADINPUT : EXIT_SYSTEM, "%s: %s",
-			      *display, strerror(-r));
+		return report(root_error_exit(r), "%s: %s", t->display, root_strerror(r));
 	return 0;
+}
+
+/* Every check the policy gets when it is read (files: owner, mode, type,
+ * syntax; the directories of the search path) before anything is written:
+ * set never rewrites a policy it would refuse to use. */
+static int check_policy(struct context *ctx, const struct target *t, bool exists)
+{
+	if (t->path && !exists)
+		return policy_check_host_dirs(t->path);
+	struct policy check;
+	policy_init(&check);
+	int r = policy_load(&ctx->root, t->path, &check);
+	policy_free(&check);
+	return r;
 }
 
 /* Writes the --config file (a host path) atomically: its directory is
  * opened as a root of its own. */
-static int write_config(struct context *ctx, const char *text, size_t len)
+static int write_config(struct context *ctx, const struct target *t, const char *text, size_t len)
 {
-	if (!ctx->config_path)
+	if (!t->path)
 		return write_file_atomic(&ctx->root, ADMIN_POLICY, text, len, 0644);
-	return write_host_file_atomic(ctx->config_path, text, len, 0644);
+	return write_host_file_atomic(t->path, text, len, 0644);
 }
 
 int policy_file_set_mode(struct context *ctx, const char *mode, bool *wrote, bool *exists)
 {
-	_cleanup_free_ char *text = NULL, *display = NULL, *updated = NULL;
+	_cleanup_free_ char *text = NULL, *updated = NULL;
 	size_t len = 0;
 	*wrote = false;
-	int r = read_current(ctx, &text, &len, exists, &display);
-	if (r < 0)
-		return r;
-	/* the file as it is must be a valid policy: never rewrite what we
-	 * cannot read */
-	struct policy check;
-	policy_init(&check);
-	r = *exists ? policy_load_buffer(&check, text, len, display) : 0;
-	policy_free(&check);
-	if (r < 0)
-		return r;
-	if (!text)
-		return -EXIT_SYSTEM;
-	r = policy_set_mode_text(text, len, mode, &updated);
-	if (r < 0 || !updated)
-		return r < 0 ? r : -EXIT_SYSTEM;
-	if (*exists && streq(updated, text))
-		return 0;
-	r = write_config(ctx, updated, strlen(updated));
-	if (r < 0)
-		return r;
-	*wrote = true;
-	if (log_verbosity >= 0 && !ctx->json)
-		printf("%s: mode = %s\n", display, mode);
-	return 0;
+	struct target t;
+	int r = find_target(ctx, &t);
+	if (r == 0)
+		r = read_current(ctx, &t, &text, &len, exists);
+	if (r == 0)
+		r = check_policy(ctx, &t, *exists);
+	if (r == 0 && !text)
+		r = -EXIT_SYSTEM;
+	if (r == 0) {
+		r = policy_set_mode_text(text, len, mode, &updated);
+		if (r == 0 && !updated)
+			r = -EXIT_SYSTEM;
+	}
+	if (r == 0 && !(*exists && streq(updated, text))) {
+		r = write_config(ctx, &t, updated, strlen(updated));
+		if (r == 0) {
+			*wrote = true;
+			if (log_verbosity >= 0 && !ctx->json)
+				printf("%s: mode = %s%s\n", t.display, mode,
+				       t.via_link ? " (written at the link's target)" : "");
+		}
+	}
+	target_free(&t);
+	return r;
+}
+
+/* After the mode is recorded: does a later file or a [kernel] section
+ * decide another mode for a kernel? Then each is named, and set applies
+ * nothing (the admin's own tokens are not taken out for a mode that does
+ * not hold). Returns true when overridden. */
+static bool overridden(struct context *ctx, const struct evaluation *ev, const char *mode)
+{
+	int want = streq(mode, "on") ? MODE_ON : streq(mode, "off") ? MODE_OFF : MODE_AUTO;
+	bool any = false;
+	for (size_t i = 0; i < ev->n_kd; i++) {
+		const struct kernel_decision *kd = &ev->kd[i];
+		if ((int)kd->d.mode == want)
+			continue;
+		const struct policy_kernel_section *ks = policy_kernel_mode(&ctx->policy, kd->k->version);
+		_cleanup_free_ char *where =
+			origin_str(ks && (int)ks->mode != want ? &ks->mode_origin : &ctx->policy.mode_origin);
+		report_warn("mode = %s is recorded, but %s sets mode = %s for %s", mode, where,
+			    policy_mode_name(kd->d.mode), kd->k->version);
+		any = true;
+	}
+	if (any)
+		report_warn("nothing applied: change or remove the setting named above, then run memcg-policy apply");
+	return any;
 }
 
 int cmd_set(struct context *ctx, int argc, char **argv)
@@ -113,6 +193,10 @@ int cmd_set(struct context *ctx, int argc, char **argv)
 	int r = policy_file_set_mode(ctx, mode, &wrote, &exists);
 	if (r < 0)
 		return -r;
+	/* what the policy now decides: overridden, nothing is applied */
+	struct evaluation ev;
+	r = evaluate(ctx, NULL, &ev);
+	bool over = r >= 0 && overridden(ctx, &ev, mode);
 	struct json_object *obj = NULL;
 	if (ctx->json) {
 		obj = json_report_new(ctx, "set");
@@ -121,19 +205,18 @@ int cmd_set(struct context *ctx, int argc, char **argv)
 			json_report_file(obj, path, exists ? "changed" : "created", NULL, NULL);
 		json_report_set(obj, "changed", json_object_new_boolean(wrote));
 	}
-	if (no_apply) {
-		if (!obj) {
-			if (log_verbosity >= 0)
-				printf("not applied yet (--no-apply): memcg-policy apply makes the boot configuration match\n");
-			return EXIT_OK;
-		}
-		struct evaluation ev;
-		r = evaluate(ctx, NULL, &ev);
-		if (r >= 0)
+	if (r < 0 || over || no_apply) {
+		if (obj && r >= 0)
 			json_report_evaluation(obj, ctx, &ev);
 		evaluation_free(&ev);
-		return json_report_emit(obj, r < 0 ? -r : EXIT_OK);
+		int code = r < 0 ? -r : over ? EXIT_DRIFT : EXIT_OK;
+		if (obj)
+			return json_report_emit(obj, code);
+		if (!over && r >= 0 && log_verbosity >= 0)
+			printf("not applied yet (--no-apply): memcg-policy apply makes the boot configuration match\n");
+		return code;
 	}
+	evaluation_free(&ev);
 	struct apply_options o = { .report = obj };
 	return apply_run(ctx, &o);
 }

@@ -777,9 +777,87 @@ static int load_root_file(const struct root *r, const char *path, struct policy 
 	return load_fd(p, fd, display);
 }
 
+/* A directory on the policy search path: owned by root or the invoking
+ * user; not writable by group or others, except (for a directory whose
+ * files are named, not listed) a sticky one such as /tmp, where nobody else
+ * can replace or remove the policy file. A directory whose *.conf files are
+ * all read (listed) may not be writable by others at all. */
+static int check_dir_st(const struct stat *st, const char *display, bool listed)
+{
+	if (st->st_uid != 0 && st->st_uid != getuid())
+		return report(EXIT_BADINPUT,
+			      "%s: unsafe policy directory: owned by uid %u, not by root or the invoking user", display,
+			      (unsigned)st->st_uid);
+	if ((st->st_mode & (S_IWGRP | S_IWOTH)) && (listed || !(st->st_mode & S_ISVTX)))
+		return report(EXIT_BADINPUT, "%s: unsafe policy directory: writable by %s (mode %04o)", display,
+			      (st->st_mode & S_IWOTH) ? "others" : "group", (unsigned)(st->st_mode & 07777));
+	return 0;
+}
+
+/* Checks every directory from the root down to dir (inside the root); the
+ * walk stops at the first that is not there. */
+static int check_root_dirs(const struct root *r, const char *dir, bool listed)
+{
+	size_t len = strlen(dir);
+	for (size_t end = 0; end <= len; end++) {
+		if (end < len && dir[end] != '/')
+			continue;
+		if (end == len && len == 1)
+			break; /* dir is "/": checked at end 0 */
+		_cleanup_free_ char *prefix = end ? xstrndup(dir, end) : xstrdup("/");
+		_cleanup_free_ char *display = root_display(r, prefix);
+		_cleanup_close_ int fd = root_openat(r, prefix, O_PATH | O_DIRECTORY, 0);
+		if (fd == -ENOENT || fd == -ENOTDIR)
+			return 0;
+		if (fd < 0)
+			return report(root_error_exit(fd), "%s: cannot open policy directory: %s", display,
+				      root_strerror(fd));
+		struct stat st;
+		if (fstat(fd, &st) < 0) {
+			int e = errno;
+			return report(EXIT_SYSTEM, "%s: %s", display, strerror(e));
+		}
+		int rc = check_dir_st(&st, display, listed && end == len);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int policy_check_host_dirs(const char *file)
+{
+	_cleanup_free_ char *copy = xstrdup(file);
+	char *slash = strrchr(copy, '/');
+	_cleanup_free_ char *dir = NULL;
+	if (!slash) {
+		dir = getcwd(NULL, 0);
+		if (!dir)
+			return report(EXIT_SYSTEM, "%s: cannot find the current directory: %s", file, strerror(errno));
+	} else {
+		*slash = '\0';
+		dir = xstrdup(*copy ? copy : "/");
+	}
+	char *real = realpath(dir, NULL);
+	if (!real)
+		return report(EXIT_BADINPUT, "%s: cannot open policy directory: %s", dir, strerror(errno));
+	struct root host;
+	int r = root_open(&host, NULL);
+	if (r < 0) {
+		free(real);
+		return report(EXIT_SYSTEM, "/: %s", strerror(-r));
+	}
+	r = check_root_dirs(&host, real, false);
+	root_close(&host);
+	free(real);
+	return r;
+}
+
 /* DIR/ *.conf inside the root, sorted by name; hidden files are skipped. */
 static int load_root_dir(const struct root *r, const char *dir, struct policy *p)
 {
+	int rc = check_root_dirs(r, dir, true);
+	if (rc < 0)
+		return rc;
 	char **names = NULL;
 	int n = root_list_dir(r, dir, ".conf", &names);
 	if (n == -ENOENT)
@@ -807,9 +885,16 @@ int policy_load(const struct root *r, const char *config_file, struct policy *p)
 			int e = errno;
 			return report(EXIT_BADINPUT, "%s: cannot open policy file: %s", config_file, strerror(e));
 		}
+		int rc = policy_check_host_dirs(config_file);
+		if (rc < 0) {
+			close(fd);
+			return rc;
+		}
 		return load_fd(p, fd, config_file);
 	}
 	int ret = load_root_dir(r, "/usr/lib/memcg-policy.d", p);
+	if (ret == 0)
+		ret = check_root_dirs(r, "/etc", false);
 	if (ret == 0)
 		ret = load_root_file(r, "/etc/memcg-policy.conf", p);
 	if (ret == 0)

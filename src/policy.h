@@ -64,8 +64,13 @@ void policy_free(struct policy *p);
  * by group or others (checked with fstat on the opened descriptor); lines
  * counted by our own reader, lines over 200 bytes, unknown sections/keys,
  * bad values and duplicate keys in one file are errors.
+ * Every directory from the root down to each place searched gets the
+ * same owner check and may not be writable by group or others (a sticky
+ * directory such as /tmp may, except for the drop-in directories, whose
+ * files are all read).
  * --config FILE is opened as given (a path on the invoking system, like
- * any file named on a command line), with the same safety checks.
+ * any file named on a command line), with the same safety checks, its
+ * directories (symlinks resolved) from / down included.
  * Errors are printed as "FILE:LINE: message" and return -EXIT_BADINPUT
  * (or -EXIT_SYSTEM for I/O errors); the first error stops the load.
  * p must have been set up with policy_init(); the files are merged into it.
@@ -74,6 +79,11 @@ void policy_free(struct policy *p);
  * its line break); '#' or ';' at the start of a line, or after whitespace,
  * starts a comment; indentation is ignored (never a continuation line). */
 int policy_load(const struct root *r, const char *config_file, struct policy *p);
+
+/* The directory checks of policy_load for a file on the invoking system
+ * (--config FILE), for a file that may not exist yet: 0 or a negative exit
+ * code (reported). */
+int policy_check_host_dirs(const char *file);
 
 /* Loads one file's text (exposed for tests and fuzzing), merging it into p
  * (set up with policy_init()). display is the name used in messages and

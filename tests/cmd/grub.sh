@@ -1001,7 +1001,7 @@ UPDATE_GRUB
 	sed -i '1s|.*|#!/bin/sh|' "$root/usr/sbin/update-grub"
 	if command -v setpriv >/dev/null; then
 		# what lets the run get as far as the namespace: the lock it takes
-		find "$root" -type d -exec chmod a+rwx {} +
+		find "$root" -type d -exec chmod a+rx {} +
 		chmod 0666 "$root/run/memcg-policy.lock"
 		before=$(tree)
 		expect_exit "--regenerate: no privilege for a mount namespace: exit 4" 4 \

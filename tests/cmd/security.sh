@@ -140,3 +140,105 @@ if [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then
 else
 	echo "# not root or no mount namespaces: no pseudo file system in an image"
 fi
+
+# ==== the policy: checked before any write, directories included ====
+P=etc/memcg-policy.conf
+# every directory of the search path, writable by others or by the group:
+# every command refuses the policy (exit 3) and names the directory
+for d in "" etc etc/memcg-policy.d usr usr/lib usr/lib/memcg-policy.d; do
+	for bits in o+w g+w; do
+		image
+		mkdir -p "$root/$d"
+		chmod "$bits" "$root/$d"
+		refused "directory /$d $bits" 3 "$d" "unsafe policy directory: writable by" -- decide
+		[ -n "$d" ] || continue
+		refused "directory /$d $bits: set" 3 "$d" "unsafe policy directory: writable by" -- set on
+	done
+done
+# a sticky world-writable drop-in directory is still refused (anyone
+# could add a file there); owned by another user (as root only)
+image
+mkdir -p "$root/etc/memcg-policy.d"
+chmod 1777 "$root/etc/memcg-policy.d"
+refused "sticky drop-in directory" 3 etc/memcg-policy.d "unsafe policy directory: writable by others" -- decide
+if [ "$(id -u)" -eq 0 ]; then
+	image
+	mkdir -p "$root/usr/lib/memcg-policy.d"
+	chown 12345 "$root/usr/lib/memcg-policy.d"
+	refused "drop-in directory of another owner" 3 usr/lib/memcg-policy.d "owned by uid 12345" -- decide
+	image
+	chown 12345 "$root/$P"
+	refused "set: policy of another owner" 3 "$P" "unsafe policy file: owned by uid 12345" -- set on
+fi
+# set checks the file before it writes: an unsafe policy stays as it was
+for bits in 0664 0666; do
+	image
+	chmod $bits "$root/$P"
+	refused "set: policy file mode $bits" 3 "$P" "unsafe policy file: writable by" -- set on
+done
+image
+mkdir -p "$root/etc/memcg-policy.d"
+printf '[policy]\nmode = sometimes\n' | write_policy "$root/etc/memcg-policy.d/50-x.conf"
+refused "set: a broken drop-in" 3 etc/memcg-policy.d/50-x.conf:2 "bad value 'sometimes'" -- set on
+
+# --config in a sticky directory such as /tmp is accepted (nobody else can
+# replace the file); --config given as a symbolic link: the link's target is
+# the file read and the file written, the link stays, and set says so
+image
+cfgdir=$(mkroot)/sticky
+mkdir "$cfgdir"
+chmod 1777 "$cfgdir"
+printf '[policy]\nmode = off\n' | write_policy "$cfgdir/real.conf"
+ln -s real.conf "$cfgdir/link.conf"
+run "set --config LINK" -- --config "$cfgdir/link.conf" set on --no-apply
+expect_eq "set --config LINK: exit 0" "$rc" 0
+check "set --config LINK: the link is still a link" test -L "$cfgdir/link.conf"
+expect_eq "set --config LINK: the target has mode = on" "$(grep '^mode' "$cfgdir/real.conf")" "mode = on"
+if grep -qF "$cfgdir/link.conf -> $cfgdir/real.conf: mode = on (written at the link's target)" <<<"$OUT"; then
+	pass "set --config LINK: says it wrote the target"
+else
+	fail "set --config LINK: says it wrote the target" "stdout: $OUT"
+fi
+expect_eq "set --config LINK: nothing else in the directory" "$(find "$cfgdir" -mindepth 1 -printf "%f " | tr " " "\n" | sort | tr "\n" " ")" "link.conf real.conf "
+ln -s missing.conf "$cfgdir/dangling.conf"
+run "set --config DANGLING" -- --config "$cfgdir/dangling.conf" set on --no-apply
+expect_eq "set --config DANGLING: exit 3" "$rc" 3
+check "set --config DANGLING: no file created" test ! -e "$cfgdir/missing.conf"
+check "set --config DANGLING: says why" grep -qF "a symbolic link to a missing file" <<<"$ERR"
+
+# set whose mode a drop-in or a [kernel] section overrides: it records the
+# mode, names what overrides it, exits 1 and applies nothing (the admin's
+# own cgroup_disable=memory stays)
+boot_hash() { (cd "$root" && find boot etc/kernel -type f -print0 | sort -z | xargs -0 sha256sum) | sha256sum; }
+for how in drop-in kernel-section; do
+	image
+	sed -i 's/$/ cgroup_disable=memory/' "$root/etc/kernel/cmdline"
+	sed -i 's/^options .*/& cgroup_disable=memory/' "$root"/boot/loader/entries/*.conf
+	mkdir -p "$root/etc/memcg-policy.d"
+	if [ $how = drop-in ]; then
+		printf '[policy]\nmode = on\n' | write_policy "$root/etc/memcg-policy.d/50-on.conf"
+		where="etc/memcg-policy.d/50-on.conf:2"
+	else
+		printf '[policy]\nmode = on\n[kernel 6.*]\nmode = on\n' | write_policy "$root/$P"
+		where="$P:4"
+	fi
+	before=$(boot_hash)
+	o=$(mktemp)
+	e=$(mktemp)
+	timeout 20 "$MEMCG_POLICY" --root "$root" set off >"$o" 2>"$e"
+	rc=$?
+	ERR=$(cat "$e")
+	rm -f "$o" "$e"
+	expect_eq "set off overridden ($how): exit 1" "$rc" 1
+	expect_eq "set off overridden ($how): mode = off recorded" "$(grep -c '^mode = off' "$root/$P")" 1
+	if grep -qF "warning: mode = off is recorded, but $root/$where sets mode = on for $V" <<<"$ERR" &&
+		grep -qF "nothing applied" <<<"$ERR"; then
+		pass "set off overridden ($how): names $where, says nothing was applied"
+	else
+		fail "set off overridden ($how): message" "stderr: $ERR"
+	fi
+	expect_eq "set off overridden ($how): boot files unchanged" "$(boot_hash)" "$before"
+	json=$(timeout 20 "$MEMCG_POLICY" --root "$root" --json set off 2>/dev/null)
+	expect_eq "set off overridden ($how): --json exit 1" "$(jq -r .exit_code <<<"$json" 2>/dev/null)" 1
+done
+
