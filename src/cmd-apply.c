@@ -72,6 +72,19 @@ static int write_files(struct context *ctx, struct evaluation *ev)
 	int r = journal_load(&ctx->root, &j);
 	if (r < 0)
 		return r;
+	/* records of files that are gone (a removed kernel's entries) and
+	 * that this run does not create again */
+	for (size_t i = j.n; i-- > 0;) {
+		const char *path = j.v[i].path;
+		bool planned = false;
+		for (size_t k = 0; k < ev->slots.n && !planned; k++)
+			planned = ev->ch[k].changed && streq(ev->slots.v[k].path, path);
+		struct stat st;
+		if (!planned && root_lstat(&ctx->root, path, &st) == -ENOENT) {
+			log_verbose("%s is gone: its record is dropped", path);
+			journal_forget(&j, path);
+		}
+	}
 	for (size_t i = 0; i < ev->slots.n; i++) {
 		const struct slot *s = &ev->slots.v[i];
 		const struct slot_change *c = &ev->ch[i];
@@ -88,11 +101,12 @@ static int write_files(struct context *ctx, struct evaluation *ev)
 	size_t len;
 	_cleanup_free_ char *text = journal_serialize(&j, &len);
 	journal_free(&j);
-	/* The journal is renamed first: a crash after it never loses what
-	 * revert needs. */
+	/* Write-ahead: the journal is durable (renamed, its directory synced)
+	 * before any boot file is renamed, on whatever file system each is: a
+	 * crash or power cut never keeps a change and loses its record. */
 	struct txn t;
 	txn_init(&t, &ctx->root);
-	txn_add(&t, JOURNAL_PATH, text, len, 0644);
+	txn_add_record(&t, JOURNAL_PATH, text, len, TXN_BEFORE);
 	for (size_t i = 0; i < ev->slots.n && r >= 0; i++) {
 		const struct slot *s = &ev->slots.v[i];
 		const struct slot_change *c = &ev->ch[i];

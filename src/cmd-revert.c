@@ -177,12 +177,13 @@ static int revert_journal(struct context *ctx, bool dry_run, const char *kernel,
 	if (r >= 0 && !dry_run && done.n) {
 		for (size_t i = 0; i < done.n; i++)
 			journal_forget(&j, done.v[i]);
+		/* the records end only once what they undo is durable */
 		if (j.n == 0) {
-			txn_delete(&t, JOURNAL_PATH);
+			txn_add_record(&t, JOURNAL_PATH, NULL, 0, TXN_AFTER);
 		} else {
 			size_t len;
 			_cleanup_free_ char *text = journal_serialize(&j, &len);
-			txn_add(&t, JOURNAL_PATH, text, len, 0644);
+			txn_add_record(&t, JOURNAL_PATH, text, len, TXN_AFTER);
 		}
 		r = txn_commit(&t);
 	}

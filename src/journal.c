@@ -284,6 +284,8 @@ static const char *from_json(json_object *root, struct journal *j)
 			return "a path that is not absolute";
 		if (journal_find(j, path))
 			return "a path listed twice";
+		if (!journal_path_is_slot(path))
+			return "a path that is no boot file the tool manages";
 		struct journal_entry *e = entry_new(j, path);
 		json_object *b;
 		if (!json_object_object_get_ex(o, "had_original", &b) || !json_object_is_type(b, json_type_boolean))
@@ -308,15 +310,54 @@ static const char *from_json(json_object *root, struct journal *j)
 	return NULL;
 }
 
+/* A path one of the slot kinds can have (slot.h): revert writes only
+ * these. Plain names only (no "." or ".." component, no "//"). */
+bool journal_path_is_slot(const char *path)
+{
+	static const char *const files[] = {
+		"/etc/kernel/cmdline",		"/etc/default/grub",	      "/etc/default/grub.d/99-memcg-policy.cfg",
+		"/etc/default/raspi-extra-cmdline", "/boot/firmware/cmdline.txt", "/boot/cmdline.txt",
+		"/boot/grub/grubenv",		"/boot/grub2/grubenv",
+	};
+	static const char *const entry_dirs[] = { "/boot/loader/entries/", "/efi/loader/entries/",
+						  "/boot/efi/loader/entries/" };
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
+		if (streq(path, files[i]))
+			return true;
+	for (size_t i = 0; i < ARRAY_SIZE(entry_dirs); i++) {
+		if (!startswith(path, entry_dirs[i]))
+			continue;
+		const char *name = path + strlen(entry_dirs[i]);
+		return name[0] && name[0] != '.' && !strchr(name, '/') && endswith(name, ".conf");
+	}
+	return false;
+}
+
 int journal_load(const struct root *r, struct journal *j)
 {
 	memset(j, 0, sizeof(*j));
 	_cleanup_free_ char *disp = root_display(r, JOURNAL_PATH);
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
-	int ret = root_read_file(r, JOURNAL_PATH, MAX_INPUT_FILE, &text, &len);
-	if (ret == -ENOENT)
+	_cleanup_close_ int fd = root_openat(r, JOURNAL_PATH, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC, 0);
+	if (fd == -ENOENT)
 		return 0;
+	if (fd == -EISDIR || fd == -EINVAL)
+		return report(EXIT_BADINPUT, "%s: corrupt journal: not a regular file", disp);
+	if (fd < 0)
+		return report(root_error_exit(fd), "%s: cannot read: %s", disp, root_strerror(fd));
+	/* revert writes what the journal says: only one that nobody but root
+	 * (or the user running the tool) could have written is trusted */
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return report(EXIT_SYSTEM, "%s: %s", disp, strerror(errno));
+	if (st.st_uid != 0 && st.st_uid != geteuid())
+		return report(EXIT_BADINPUT, "%s: unsafe journal: owned by uid %u, not by root", disp,
+			      (unsigned)st.st_uid);
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		return report(EXIT_BADINPUT, "%s: unsafe journal: writable by %s (mode %04o)", disp,
+			      (st.st_mode & S_IWOTH) ? "others" : "group", (unsigned)(st.st_mode & 07777));
+	int ret = read_fd_all(fd, MAX_INPUT_FILE, &text, &len);
 	if (ret == -EISDIR || ret == -EINVAL)
 		return report(EXIT_BADINPUT, "%s: corrupt journal: not a regular file", disp);
 	if (ret == -EFBIG)

@@ -46,6 +46,7 @@ struct txn_dir {
 	dev_t dev;
 	ino_t ino;
 	bool touched; /* an entry was renamed or removed: fsync it */
+	bool pending; /* touched in the current phase of the renames */
 	bool cleaned; /* leftover temp files removed */
 };
 
@@ -396,6 +397,16 @@ void txn_add(struct txn *t, const char *path, const char *data, size_t len, mode
 
 void txn_delete(struct txn *t, const char *path) { txn_add(t, path, NULL, 0, 0); }
 
+void txn_add_record(struct txn *t, const char *path, const char *data, size_t len, enum txn_order order)
+{
+	txn_add(t, path, data, len, 0600);
+	for (size_t i = 0; i < t->n; i++)
+		if (streq(t->files[i].path, path)) {
+			t->files[i].force_mode = true;
+			t->files[i].order = order;
+		}
+}
+
 void txn_free(struct txn *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
@@ -472,6 +483,8 @@ static int prepare(struct txn *t, struct txn_file *f)
 
 static mode_t file_mode(const struct txn_file *f)
 {
+	if (f->force_mode)
+		return f->mode & 07777;
 	if (f->existed)
 		return f->old_st->st_mode & 07777;
 	return f->mode ? f->mode & 07777 : 0644;
@@ -549,6 +562,48 @@ static int fail(struct txn *t, const char *path, const char *what, int err)
 	return r;
 }
 
+/* One phase of the renames: the files of that order renamed, the deleted
+ * ones unlinked, each directory touched synced once. */
+static int place(struct txn *t, enum txn_order order)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		struct txn_file *f = &t->files[i];
+		if (!f->tmpname || f->order != order)
+			continue;
+		if (step() < 0 || renameat(f->dirfd, f->tmpname, f->dirfd, f->name) < 0)
+			return fail(t, f->path, "cannot rename the temporary file into place", errno);
+		free(f->tmpname);
+		f->tmpname = NULL;
+		f->renamed = true;
+		f->dir->touched = f->dir->pending = true;
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		struct txn_file *f = &t->files[i];
+		if (f->data || !f->existed || f->order != order)
+			continue;
+		if (step() < 0 || unlinkat(f->dirfd, f->name, 0) < 0)
+			return fail(t, f->path, "cannot delete", errno);
+		f->renamed = true;
+		f->dir->touched = f->dir->pending = true;
+	}
+	for (size_t i = 0; i < t->n_dirs; i++) {
+		struct txn_dir *d = t->dirs[i];
+		if (!d->pending)
+			continue;
+		bool seen = false;
+		for (size_t j = 0; j < i; j++)
+			if (t->dirs[j]->pending && t->dirs[j]->dev == d->dev && t->dirs[j]->ino == d->ino)
+				seen = true;
+		if (seen)
+			continue;
+		if (step() < 0 || fsync(d->fd) < 0)
+			return fail(t, d->path, "cannot sync the directory", errno);
+	}
+	for (size_t i = 0; i < t->n_dirs; i++)
+		t->dirs[i]->pending = false;
+	return 0;
+}
+
 static int commit(struct txn *t)
 {
 	bool work = false;
@@ -610,41 +665,13 @@ static int commit(struct txn *t)
 			return fail(t, f->path, "cannot sync the file system", errno);
 	}
 
-	/* rename, then unlink */
-	for (size_t i = 0; i < t->n; i++) {
-		struct txn_file *f = &t->files[i];
-		if (!f->tmpname)
-			continue;
-		if (step() < 0 || renameat(f->dirfd, f->tmpname, f->dirfd, f->name) < 0)
-			return fail(t, f->path, "cannot rename the temporary file into place", errno);
-		free(f->tmpname);
-		f->tmpname = NULL;
-		f->renamed = true;
-		f->dir->touched = true;
-	}
-	for (size_t i = 0; i < t->n; i++) {
-		struct txn_file *f = &t->files[i];
-		if (f->data || !f->existed)
-			continue;
-		if (step() < 0 || unlinkat(f->dirfd, f->name, 0) < 0)
-			return fail(t, f->path, "cannot delete", errno);
-		f->renamed = true;
-		f->dir->touched = true;
-	}
-
-	/* sync each touched directory once */
-	for (size_t i = 0; i < t->n_dirs; i++) {
-		struct txn_dir *d = t->dirs[i];
-		if (!d->touched)
-			continue;
-		bool seen = false;
-		for (size_t j = 0; j < i; j++)
-			if (t->dirs[j]->touched && t->dirs[j]->dev == d->dev && t->dirs[j]->ino == d->ino)
-				seen = true;
-		if (seen)
-			continue;
-		if (step() < 0 || fsync(d->fd) < 0)
-			return fail(t, d->path, "cannot sync the directory", errno);
+	/* rename, then unlink, then sync the directories: the records to be
+	 * durable before the rest first, those to follow it last */
+	static const enum txn_order phases[] = { TXN_BEFORE, TXN_WITH_OTHERS, TXN_AFTER };
+	for (size_t ph = 0; ph < ARRAY_SIZE(phases); ph++) {
+		int r = place(t, phases[ph]);
+		if (r < 0)
+			return r;
 	}
 
 	for (size_t i = 0; i < t->n; i++)

@@ -10,6 +10,8 @@
  *      durable together (DESIGN section 6: a few sync points per run);
  *   3. renameat every temp file over its target, in order;
  *   4. fsync each touched directory once.
+ * (3 and 4 run once for the records to be durable first, once for the
+ * other files, once for the records to follow them: txn_add_record.)
  * A failure at any step removes every temp file; if some targets were
  * already replaced they are put back (old content, same way), created ones
  * unlinked. Then -EXIT_SYSTEM with "memcg-policy: PATH: what failed: errno".
@@ -54,11 +56,17 @@
 
 struct txn_dir; /* private to txn.c: a directory descriptor shared by the files in it */
 
+/* When a file is renamed into place, relative to the others (see
+ * txn_add_record). */
+enum txn_order { TXN_WITH_OTHERS = 0, TXN_BEFORE, TXN_AFTER };
+
 struct txn_file {
 	char *path;       /* inside the root */
 	char *data;       /* new content; NULL = delete the file */
 	size_t len;
 	mode_t mode;      /* for a new file (0: 0644) */
+	bool force_mode;  /* mode also for an existing file (txn_add_record) */
+	enum txn_order order;
 	/* filled by txn_commit */
 	int dirfd;        /* directory holding the (symlink-resolved) target; borrowed */
 	char *name;       /* the target's name in dirfd, after symlinks */
@@ -88,6 +96,14 @@ void txn_init(struct txn *t, const struct root *r);
  * file already in the transaction is replaced by the later call. */
 void txn_add(struct txn *t, const char *path, const char *data, size_t len, mode_t new_mode);
 void txn_delete(struct txn *t, const char *path);
+/* The record of the other changes (the journal; data NULL deletes it):
+ * mode 0600 whatever the old file's (it holds copies of files that may be
+ * private), and durable, renamed and its directory synced, before
+ * (TXN_BEFORE: write-ahead, as apply records what it is about to change)
+ * or only after (TXN_AFTER: revert forgets what it has put back) every
+ * other file of the transaction has been renamed and its directory synced,
+ * on whatever file systems they are. */
+void txn_add_record(struct txn *t, const char *path, const char *data, size_t len, enum txn_order order);
 int txn_commit(struct txn *t);
 void txn_free(struct txn *t);
 unsigned txn_steps(void);

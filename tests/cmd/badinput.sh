@@ -171,7 +171,7 @@ row "journal: another version" 3 "$J: corrupt journal: unknown version" 'mkdir -
 row "journal: relative path" 3 "$J: corrupt journal: a path that is not absolute" \
 	'mkdir -p "${J%/*}" && echo "{\"version\": 1, \"files\": [{\"path\": \"etc/x\", \"had_original\": false, \"written\": null}]}" >"$J"' revert
 row "journal: a path twice" 3 "$J: corrupt journal: a path listed twice" \
-	'mkdir -p "${J%/*}" && echo "{\"version\": 1, \"files\": [{\"path\": \"/x\", \"had_original\": false, \"written\": null}, {\"path\": \"/x\", \"had_original\": false, \"written\": null}]}" >"$J"' revert
+	'mkdir -p "${J%/*}" && echo "{\"version\": 1, \"files\": [{\"path\": \"/etc/kernel/cmdline\", \"had_original\": false, \"written\": null}, {\"path\": \"/etc/kernel/cmdline\", \"had_original\": false, \"written\": null}]}" >"$J"' revert
 row "journal: not a regular file" 3 "$J: corrupt journal: not a regular file" 'mkdir -p "$J"' revert
 
 # ---- every command's arguments: exit 2 ----

@@ -304,7 +304,9 @@ link etc/kernel/b ../kernel/cmdline
 refused "symlink loop (two links)" etc/kernel/cmdline "3 4" apply
 done_case "symlink loop (two links)"
 
-# a journal whose paths climb out of the root: revert stays inside it
+# a journal whose paths climb out of the root: revert writes only the boot
+# files it manages, so such a journal is refused whole (exit 3) and nothing
+# is written, outside the image or inside it
 for kind in abs dotdot; do
 	image
 	mkdir -p "$root/var/lib/memcg-policy"
@@ -313,9 +315,11 @@ for kind in abs dotdot; do
 		'{version: 1, files: [{path: $p, kernel: null, had_original: true, original: "pwned\n",
 		  written: $w, added: [], removed: []}]}' >"$root/var/lib/memcg-policy/journal.json"
 	printf 'root=/dev/host-sentinel ro\n' >"$(decoy etc/kernel/cmdline)"
-	ok "journal path out of the root ($kind): revert" revert
-	expect_eq "journal path out of the root ($kind): the image's file restored, inside it" \
-		"$(cat "$root$S/etc/kernel/cmdline")" "pwned"
+	refused "journal path out of the root ($kind): revert" var/lib/memcg-policy/journal.json "3" revert
+	check "journal path out of the root ($kind): says it is no boot file" \
+		grep -qF "corrupt journal: a path that is no boot file the tool manages" <<<"$ERR"
+	expect_eq "journal path out of the root ($kind): the image's file untouched too" \
+		"$(cat "$root$S/etc/kernel/cmdline")" "root=/dev/host-sentinel ro"
 	done_case "journal path out of the root ($kind)"
 done
 

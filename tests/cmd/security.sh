@@ -242,3 +242,98 @@ for how in drop-in kernel-section; do
 	expect_eq "set off overridden ($how): --json exit 1" "$(jq -r .exit_code <<<"$json" 2>/dev/null)" 1
 done
 
+# ==== the journal: trusted only when only root could have written it ====
+J=var/lib/memcg-policy/journal.json
+# image_applied: an image after one apply (its journal holds records)
+image_applied() {
+	image
+	timeout 20 "$MEMCG_POLICY" --root "$root" apply >/dev/null 2>&1
+}
+image_applied
+expect_eq "journal: written 0600" "$(stat -c %a "$root/$J")" 600
+image_applied
+chmod 0644 "$root/$J"
+printf '[policy]\nmode = on\n' | write_policy "$root/$P"
+timeout 20 "$MEMCG_POLICY" --root "$root" apply >/dev/null 2>&1
+expect_eq "journal: an older 0644 journal becomes 0600 when written" "$(stat -c %a "$root/$J")" 600
+for bits in 0660 0606 0620 0666; do
+	for cmd in apply revert; do
+		image_applied
+		printf '[policy]\nmode = on\n' | write_policy "$root/$P"
+		chmod $bits "$root/$J"
+		refused "journal mode $bits: $cmd" 3 "$J" "unsafe journal: writable by" -- $cmd
+	done
+done
+if [ "$(id -u)" -eq 0 ]; then
+	for cmd in apply revert; do
+		image_applied
+		printf '[policy]\nmode = on\n' | write_policy "$root/$P"
+		chown 12345 "$root/$J"
+		refused "journal of another owner: $cmd" 3 "$J" "unsafe journal: owned by uid 12345" -- $cmd
+	done
+fi
+# a journal naming a file that is no boot slot: revert writes nothing
+for victim in etc/passwd etc/shadow usr/bin/true "boot/loader/entries/../../etc/passwd" var/lib/memcg-policy/grub.tokens.x; do
+	image
+	mkdir -p "$root/etc" "$root/usr/bin" "$root/${J%/*}"
+	printf 'root:x:0:0::/root:/bin/sh\n' >"$root/etc/passwd"
+	cp "$root/etc/passwd" "$root/etc/shadow"
+	cp "$root/etc/passwd" "$root/usr/bin/true"
+	jq -n --arg p "/$victim" '{version: 1, files: [{path: $p, kernel: null, had_original: true,
+		original: "evil::0:0::/:/bin/sh\n", written: "root:x:0:0::/root:/bin/sh\n", added: [], removed: []}]}' >"$root/$J"
+	chmod 0600 "$root/$J"
+	refused "journal names /$victim: revert" 3 "$J" "a path that is no boot file the tool manages" -- revert
+done
+
+# records of files that are gone are pruned at the next apply
+image_applied
+n0=$(jq '.files | length' "$root/$J")
+gone=$(cd "$root" && find boot/loader/entries -name '*6.5.6*' | head -1)
+rm "$root/$gone"
+sed -i 's/ cgroup_disable=memory//' "$root/$ENTRY" # drift: apply has work to do
+timeout 20 "$MEMCG_POLICY" --root "$root" apply >/dev/null 2>&1
+expect_eq "journal: the gone entry's record is pruned" "$(jq --arg p "/$gone" '[.files[] | select(.path == $p)] | length' "$root/$J")" 0
+expect_eq "journal: the other records stay" "$(jq '.files | length' "$root/$J")" $((n0 - 1))
+missing=0
+for p in $(jq -r '.files[].path' "$root/$J"); do [ -e "$root$p" ] || missing=$((missing + 1)); done
+expect_eq "journal: every record names a file that is there" "$missing" 0
+
+# write-ahead: the journal is durable (renamed, its directory synced)
+# before any boot file is renamed, and revert forgets a record only after
+# what it put back is durable; here the journal is on a file system of its
+# own (a tmpfs), the boot files on another
+if command -v strace >/dev/null && [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then
+	image
+	mkdir -p "$root/${J%/*}"
+	log=$(mktemp)
+	# shellcheck disable=SC2016 # the inner shell's $0 and $@
+	onfs=(unshare -m sh -c 'mount -t tmpfs -o mode=0755 tmpfs "$0/var/lib/memcg-policy" && exec "$@"' "$root")
+	# order LOG: one letter per event: J journal renamed or unlinked, S
+	# the journal's directory synced, B a boot file renamed, D a boot
+	# file's directory synced
+	order() {
+		awk -v jd="<$root/var/lib/memcg-policy>" '
+			/^[0-9]+ +(renameat2?|rename|unlinkat)\(/ { print (index($0, jd) ? "J" : "B"); next }
+			/^[0-9]+ +fsync\(/ { print (index($0, jd) ? "S" : "D") }' "$1" | tr -d '\n'
+	}
+	# both runs in one mount namespace (the tmpfs lives as long as it)
+	# shellcheck disable=SC2016 # the inner shell's variables
+	"${onfs[@]}" sh -c 'for c in apply revert; do
+		strace -f -qq -y -e trace=rename,renameat,renameat2,unlinkat,fsync -o "$0.$c" "$1" --root "$2" $c >/dev/null 2>&1
+	done' "$log" "$MEMCG_POLICY" "$root"
+	seq=$(order "$log.apply")
+	if [[ $seq =~ ^JS[BD]*$ ]] && [[ $seq == *B* ]]; then
+		pass "write-ahead: apply makes the journal durable before the first boot file ($seq)"
+	else
+		fail "write-ahead: apply: journal first" "events: $seq (J journal renamed, S its directory synced, B boot file renamed, D its directory synced)"
+	fi
+	seq=$(order "$log.revert")
+	if [[ $seq =~ ^[BD]*D+JS$ ]] && [[ $seq == *B* ]]; then
+		pass "write-ahead: revert forgets the records after the files are back ($seq)"
+	else
+		fail "write-ahead: revert: journal last" "events: $seq"
+	fi
+	rm -f "$log" "$log.apply" "$log.revert"
+else
+	echo "# no strace, not root or no mount namespaces: no write-ahead order check"
+fi

@@ -204,11 +204,19 @@ static const char *const corrupt[] = {
 	"{\"version\": 1, \"files\": {}}",
 	"{\"version\": 1, \"files\": [{\"had_original\": false, \"written\": \"x\"}]}",
 	"{\"version\": 1, \"files\": [{\"path\": \"rel\", \"had_original\": false, \"written\": \"x\"}]}",
-	"{\"version\": 1, \"files\": [{\"path\": \"/a\", \"had_original\": true, \"written\": \"x\"}]}",
-	"{\"version\": 1, \"files\": [{\"path\": \"/a\", \"had_original\": false, \"written\": \"x\", \"added\": [1]}]}",
-	"{\"version\": 1, \"files\": [{\"path\": \"/a\", \"had_original\": false, \"written\": \"x\"},"
-	" {\"path\": \"/a\", \"had_original\": false, \"written\": \"y\"}]}",
-	"{\"version\": 1, \"files\": [{\"path\": \"/a\", \"had_original\": false, \"written\": \"x\"",
+	"{\"version\": 1, \"files\": [{\"path\": \"/etc/kernel/cmdline\", \"had_original\": true, \"written\": \"x\"}]}",
+	"{\"version\": 1, \"files\": [{\"path\": \"/etc/kernel/cmdline\", \"had_original\": false, \"written\": \"x\", \"added\": [1]}]}",
+	"{\"version\": 1, \"files\": [{\"path\": \"/etc/kernel/cmdline\", \"had_original\": false, \"written\": \"x\"},"
+	" {\"path\": \"/etc/kernel/cmdline\", \"had_original\": false, \"written\": \"y\"}]}",
+	"{\"version\": 1, \"files\": [{\"path\": \"/etc/kernel/cmdline\", \"had_original\": false, \"written\": \"x\"",
+	/* paths that are no boot file the tool manages: revert would write them */
+	"{\"version\": 1, \"files\": [{\"path\": \"/etc/passwd\", \"had_original\": false, \"written\": \"x\"}]}",
+	"{\"version\": 1, \"files\": [{\"path\": \"/boot/loader/entries/../../etc/passwd.conf\", \"had_original\": false, \"written\": \"x\"}]}",
+	"{\"version\": 1, \"files\": [{\"path\": \"/boot/loader/entries/.x.conf\", \"had_original\": false, \"written\": \"x\"}]}",
+	"{\"version\": 1, \"files\": [{\"path\": \"/boot/loader/entries/a.txt\", \"had_original\": false, \"written\": \"x\"}]}",
+	"{\"version\": 1, \"files\": [{\"path\": \"//etc/kernel/cmdline\", \"had_original\": false, \"written\": \"x\"}]}",
+	"{\"version\": 1, \"files\": [{\"path\": \"/etc/kernel/../kernel/cmdline\", \"had_original\": false, \"written\": \"x\"}]}",
+	"{\"version\": 1, \"files\": [{\"path\": \"/var/lib/memcg-policy/journal.json\", \"had_original\": false, \"written\": \"x\"}]}",
 };
 
 TEST(journal_corrupt)
@@ -233,7 +241,7 @@ TEST(journal_corrupt)
 	}
 	/* a valid one with an unknown key and trailing whitespace loads */
 	put(dir, JOURNAL_PATH,
-	    "{\"version\": 1, \"later\": true, \"files\": [{\"path\": \"/a\", \"had_original\": false,"
+	    "{\"version\": 1, \"later\": true, \"files\": [{\"path\": \"/etc/kernel/cmdline\", \"had_original\": false,"
 	    " \"written\": \"x\"}]}\n\n");
 	struct journal j;
 	CHECK_INT(journal_load(&r, &j), 0);
@@ -249,6 +257,63 @@ TEST(journal_corrupt)
 	CHECK_INT(ret, -EXIT_BADINPUT);
 	root_close(&r);
 	rm_rf(dir);
+}
+
+/* The journal says what revert writes: one that someone other than root
+ * could have written is refused (exit 3), whatever it holds. */
+TEST(journal_untrusted_owner_or_mode)
+{
+	_cleanup_free_ char *dir = test_mkdtemp("test-journal");
+	struct root r;
+	CHECK_INT(root_open(&r, dir), 0);
+	const char *good = "{\"version\": 1, \"files\": []}\n";
+	put(dir, JOURNAL_PATH, good);
+	_cleanup_free_ char *jp = path_join(dir, JOURNAL_PATH);
+	static const mode_t modes[] = { 0620, 0602, 0666, 0660, 0622 };
+	for (size_t i = 0; i < ARRAY_SIZE(modes); i++) {
+		CHECK_INT(chmod(jp, modes[i]), 0);
+		struct journal j;
+		err_begin();
+		int ret = journal_load(&r, &j);
+		_cleanup_free_ char *msg = err_end();
+		CHECK_INT(ret, -EXIT_BADINPUT);
+		CHECK(msg && strstr(msg, "unsafe journal: writable by") != NULL);
+		journal_free(&j);
+	}
+	/* readable by others is no reason to refuse (an older journal was
+	 * 0644); written again it becomes 0600 */
+	CHECK_INT(chmod(jp, 0644), 0);
+	struct journal j;
+	CHECK_INT(journal_load(&r, &j), 0);
+	journal_free(&j);
+	if (geteuid() == 0) {
+		CHECK_INT(chown(jp, 12345, 0), 0);
+		err_begin();
+		int ret = journal_load(&r, &j);
+		_cleanup_free_ char *msg = err_end();
+		CHECK_INT(ret, -EXIT_BADINPUT);
+		CHECK(msg && strstr(msg, "unsafe journal: owned by uid 12345") != NULL);
+		journal_free(&j);
+	} else {
+		printf("# not root: no journal of another owner\n");
+	}
+	root_close(&r);
+	rm_rf(dir);
+}
+
+TEST(journal_paths_are_slots)
+{
+	static const char *const yes[] = { "/etc/kernel/cmdline", "/boot/loader/entries/a-6.1.conf",
+					   "/efi/loader/entries/x.conf", "/boot/efi/loader/entries/x.conf",
+					   "/etc/default/grub", "/boot/grub2/grubenv", "/boot/firmware/cmdline.txt" };
+	static const char *const no[] = { "/etc/passwd", "/boot/loader/entries/.a.conf", "/boot/loader/entries/",
+					  "/boot/loader/entries/a/b.conf", "/boot/loader/entries/../x.conf",
+					  "/etc/kernel/cmdline/", "/etc/kernel//cmdline", "/boot/loader/entries/a.conf.bak",
+					  JOURNAL_PATH, "" };
+	for (size_t i = 0; i < ARRAY_SIZE(yes); i++)
+		CHECK(journal_path_is_slot(yes[i]));
+	for (size_t i = 0; i < ARRAY_SIZE(no); i++)
+		CHECK(!journal_path_is_slot(no[i]));
 }
 
 static double now(void)
@@ -366,5 +431,5 @@ TEST(lock_creates_run)
 	rm_rf(outside);
 }
 
-TEST_MAIN(T(journal_missing_is_empty), T(journal_round_trip), T(journal_record_semantics), T(journal_corrupt),
+TEST_MAIN(T(journal_missing_is_empty), T(journal_round_trip), T(journal_record_semantics), T(journal_corrupt), T(journal_untrusted_owner_or_mode), T(journal_paths_are_slots),
 	  T(lock_creates_run), T(lock_waits_for_holder), T(lock_waits_quietly_with_q))
