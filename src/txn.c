@@ -359,6 +359,10 @@ static void file_reset(struct txn_file *f)
 	f->old_len = 0;
 	free(f->old_st);
 	f->old_st = NULL;
+	if (f->old_xattrs)
+		xattrs_free(f->old_xattrs);
+	free(f->old_xattrs);
+	f->old_xattrs = NULL;
 	f->dirfd = -1;
 	f->dir = NULL;
 	f->existed = f->unchanged = f->renamed = false;
@@ -472,6 +476,10 @@ static int prepare(struct txn *t, struct txn_file *f)
 		r = read_fd_all(fd, MAX_INPUT_FILE, &f->old, &f->old_len);
 		if (r < 0)
 			return report(EXIT_SYSTEM, "%s: cannot read: %s", disp, strerror(-r));
+		f->old_xattrs = xmalloc(sizeof(*f->old_xattrs));
+		r = xattrs_read(fd, f->old_xattrs);
+		if (r < 0)
+			return report(EXIT_SYSTEM, "%s: cannot read its extended attributes: %s", disp, strerror(-r));
 		f->existed = true;
 		f->dir = d;
 		f->dirfd = d->fd;
@@ -504,6 +512,9 @@ static int restore_old(struct txn_file *f)
 	int r = write_all(fd, f->old, f->old_len);
 	if (r == 0)
 		r = set_owner_mode(fd, file_mode(f), f->old_st);
+	const char *failed = NULL;
+	if (r == 0 && f->old_xattrs)
+		r = xattrs_apply(fd, f->old_xattrs, &failed);
 	if (r == 0 && fsync(fd) < 0)
 		r = -errno;
 	if (close(fd) < 0 && r == 0)
@@ -642,6 +653,13 @@ static int commit(struct txn *t)
 		if (r == 0) {
 			r = set_owner_mode(fd, file_mode(f), f->existed ? f->old_st : NULL);
 			what = "cannot set owner and mode";
+		}
+		_cleanup_free_ char *xwhat = NULL;
+		const char *failed = NULL;
+		if (r == 0 && f->existed && f->old_xattrs) {
+			r = xattrs_apply(fd, f->old_xattrs, &failed);
+			if (r < 0)
+				what = xwhat = xasprintf("cannot keep the extended attribute %s", failed ? failed : "");
 		}
 		if (close(fd) < 0 && r == 0) {
 			r = -errno;

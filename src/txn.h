@@ -36,7 +36,9 @@
  *
  * Owner and mode: the old file's, set on the temp file before the rename
  * (owner first, then mode, so set-id bits survive); on vfat/exfat, which
- * keep no owner, an EPERM from fchown/fchmod is not an error.
+ * keep no owner, an EPERM from fchown/fchmod is not an error. Then the old
+ * file's extended attributes (POSIX ACLs, security.* labels, user.*): one
+ * that cannot be set fails the commit before anything is renamed.
  *
  * Other rules: a file whose content already equals the new content is not
  * written (no temp file, no step); a target that is not a regular file is
@@ -53,6 +55,7 @@
 
 #include "rootfs.h"
 #include "util.h"
+#include "xattr.h"
 
 struct txn_dir; /* private to txn.c: a directory descriptor shared by the files in it */
 
@@ -78,6 +81,7 @@ struct txn_file {
 	char *old;        /* old content, for rollback */
 	size_t old_len;
 	struct stat *old_st;
+	struct xattrs *old_xattrs; /* kept on the replacement */
 };
 
 struct txn {

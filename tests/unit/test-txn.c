@@ -23,6 +23,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -612,6 +613,100 @@ TEST(txn_rollback_removes_made_dirs)
 	rm_rf(dir);
 }
 
+/* Extended attributes of the old file are on its replacement: user.*,
+ * security.* and trusted.* (as root), a POSIX ACL (system.posix_acl_access,
+ * in the binary form the kernel keeps: a named user with rw-), also when
+ * the commit is rolled back. */
+static void set_acl(const char *path)
+{
+	/* version 2; entries (tag, perm, id): USER_OBJ rw, USER 4321 rw,
+	 * GROUP_OBJ r, MASK rw, OTHER r */
+	static const struct {
+		unsigned short tag, perm;
+		unsigned id;
+	} acl[] = {
+		{ 0x01, 6, 0xffffffffu }, { 0x02, 6, 4321 }, { 0x04, 4, 0xffffffffu },
+		{ 0x10, 6, 0xffffffffu }, { 0x20, 4, 0xffffffffu },
+	};
+	unsigned char buf[4 + sizeof(acl)];
+	const unsigned version = 2;
+	memcpy(buf, &version, 4);
+	memcpy(buf + 4, acl, sizeof(acl));
+	CHECK_INT(setxattr(path, "system.posix_acl_access", buf, sizeof(buf), 0), 0);
+}
+
+static bool has_xattr(const char *path, const char *name, const char *want)
+{
+	char v[256];
+	ssize_t n = getxattr(path, name, v, sizeof(v));
+	return n == (ssize_t)strlen(want) && memcmp(v, want, (size_t)n) == 0;
+}
+
+TEST(txn_keeps_xattrs)
+{
+	_cleanup_free_ char *dir = test_mkdtemp("test-txn");
+	struct root r;
+	CHECK_INT(root_open(&r, dir), 0);
+	put(dir, "etc/kernel/cmdline", "root=/dev/sda1\n");
+	_cleanup_free_ char *p = path_join(dir, "etc/kernel/cmdline");
+	if (setxattr(p, "user.memcg-test", "kept", 4, 0) < 0) {
+		printf("# no user xattrs on this file system (%s): nothing to keep\n", strerror(errno));
+		root_close(&r);
+		rm_rf(dir);
+		return;
+	}
+	bool root = geteuid() == 0;
+	if (root) {
+		CHECK_INT(setxattr(p, "security.memcg-test", "label", 5, 0), 0);
+		CHECK_INT(setxattr(p, "trusted.memcg-test", "t", 1, 0), 0);
+	}
+	set_acl(p);
+	char before_acl[256];
+	ssize_t before_len = getxattr(p, "system.posix_acl_access", before_acl, sizeof(before_acl));
+	CHECK(before_len > 0);
+	mode_t before_mode = lst(dir, "etc/kernel/cmdline").st_mode & 07777;
+	ino_t ino = lst(dir, "etc/kernel/cmdline").st_ino;
+
+	const char *nw = "root=/dev/sda1 cgroup_disable=memory\n";
+	CHECK_INT(write_file_atomic(&r, "/etc/kernel/cmdline", nw, strlen(nw), 0644), 0);
+	CHECK(lst(dir, "etc/kernel/cmdline").st_ino != ino); /* a new file */
+	CHECK(same(dir, "etc/kernel/cmdline", nw));
+	CHECK(has_xattr(p, "user.memcg-test", "kept"));
+	if (root) {
+		CHECK(has_xattr(p, "security.memcg-test", "label"));
+		CHECK(has_xattr(p, "trusted.memcg-test", "t"));
+	}
+	char after_acl[256];
+	ssize_t after_len = getxattr(p, "system.posix_acl_access", after_acl, sizeof(after_acl));
+	CHECK_INT(after_len, before_len);
+	CHECK(after_len == before_len && memcmp(after_acl, before_acl, (size_t)before_len) == 0);
+	CHECK_INT(lst(dir, "etc/kernel/cmdline").st_mode & 07777, before_mode); /* group: the mask, rw */
+
+	/* a rollback puts the old content back with its attributes: the
+	 * second rename (step 5: two writes, one syncfs, two renames) fails */
+	put(dir, "etc/kernel/b", "x\n");
+	struct txn t;
+	txn_init(&t, &r);
+	txn_add(&t, "/etc/kernel/cmdline", "root=/dev/sda1\n", 15, 0644);
+	txn_add(&t, "/etc/kernel/b", "y\n", 2, 0644);
+	setenv("MEMCG_POLICY_FAILPOINT", "5", 1);
+	txn_failpoints_from_env();
+	err_begin();
+	int ret = txn_commit(&t);
+	free(err_end());
+	unsetenv("MEMCG_POLICY_FAILPOINT");
+	txn_failpoints_from_env();
+	txn_free(&t);
+	CHECK_INT(ret, -EXIT_SYSTEM);
+	CHECK(same(dir, "etc/kernel/cmdline", nw));
+	CHECK(same(dir, "etc/kernel/b", "x\n"));
+	CHECK(has_xattr(p, "user.memcg-test", "kept"));
+	after_len = getxattr(p, "system.posix_acl_access", after_acl, sizeof(after_acl));
+	CHECK(after_len == before_len && memcmp(after_acl, before_acl, (size_t)before_len) == 0);
+	root_close(&r);
+	rm_rf(dir);
+}
+
 int main(void)
 {
 	struct test_case cases[] = {
@@ -627,6 +722,7 @@ int main(void)
 		T(txn_temp_file_name),
 		T(txn_rollback_keeps_owner),
 		T(txn_rollback_removes_made_dirs),
+		T(txn_keeps_xattrs),
 		T(txn_readonly_target),
 	};
 	size_t n = ARRAY_SIZE(cases);
