@@ -28,11 +28,11 @@ static void print_changes(const struct evaluation *ev)
 		const struct slot_change *c = &ev->ch[i];
 		if (!c->changed)
 			continue;
-		printf("%s %s", ev->slots.v[i].exists ? "changed" : "created", ev->slots.v[i].path);
+		printf("%s %s", ev->slots.v[i].exists ? "changed" : "created", esc(ev->slots.v[i].path));
 		for (size_t j = 0; j < c->added.n; j++)
-			printf(" +%s", c->added.v[j]);
+			printf(" +%s", esc(c->added.v[j]));
 		for (size_t j = 0; j < c->removed.n; j++)
-			printf(" -%s", c->removed.v[j]);
+			printf(" -%s", esc(c->removed.v[j]));
 		printf("\n");
 	}
 }
@@ -233,7 +233,7 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 			print_changes(&ev);
 		for (size_t i = 0; i < ev.slots.n && ran > 0; i++)
 			if (ev.slots.v[i].kind == SLOT_GRUB_CFG && !ev.slots.v[i].unmanaged)
-				printf("regenerated %s\n", ev.slots.v[i].path);
+				printf("regenerated %s\n", esc(ev.slots.v[i].path));
 		if (!changed && ran == 0)
 			printf("nothing to change\n");
 	}

@@ -70,13 +70,13 @@ int cmd_check(struct context *ctx, int argc, char **argv)
 			const struct slot_change *ch = &ev.ch[i];
 			if (ch->state != SLOT_DRIFT && ch->state != SLOT_MISSING && ch->state != SLOT_NOT_REGENERATED)
 				continue;
-			printf("%s: %s", slot_state_name(ch->state), s->path);
+			printf("%s: %s", slot_state_name(ch->state), esc(s->path));
 			for (size_t j = 0; j < ch->added.n; j++)
-				printf(" (needs %s)", ch->added.v[j]);
+				printf(" (needs %s)", esc(ch->added.v[j]));
 			for (size_t j = 0; j < ch->removed.n; j++)
-				printf(" (has %s)", ch->removed.v[j]);
+				printf(" (has %s)", esc(ch->removed.v[j]));
 			if (s->note)
-				printf(": %s", s->note);
+				printf(": %s", esc(s->note));
 			printf("\n");
 		}
 		if (rc == EXIT_OK)

@@ -43,11 +43,11 @@ int cmd_decide(struct context *ctx, int argc, char **argv)
 	} else {
 		printf("%s\n", memcg_state_name(kd->d.state));
 		if (explain) {
-			printf("kernel: %s%s\n", kd->k->version, kd->k->running ? " (running)" : "");
-			printf("config: %s\n", kd->k->config_path ? kd->k->config_path
+			printf("kernel: %s%s\n", esc(kd->k->version), kd->k->running ? " (running)" : "");
+			printf("config: %s\n", kd->k->config_path ? esc(kd->k->config_path)
 							 : kd->k->config_note ? kd->k->config_note : "(none)");
 			for (size_t i = 0; i < ctx->policy.n_files; i++)
-				printf("policy file: %s\n", ctx->policy.files[i]);
+				printf("policy file: %s\n", esc(ctx->policy.files[i]));
 			if (ctx->policy.n_files == 0)
 				printf("policy file: none (built-in defaults)\n");
 			for (size_t i = 0; i < kd->d.reasons.n; i++)

@@ -90,7 +90,7 @@ static int revert_kernelopts(struct context *ctx, const struct journal_entry *e,
 		json_report_file(obj, e->path, "restored", &e->removed, &e->added);
 	if (dry_run) {
 		if (!ctx->json)
-			printf("would set kernelopts in %s to: %s\n", e->path, want);
+			printf("would set kernelopts in %s to: %s\n", esc(e->path), esc(want));
 		return 0;
 	}
 	size_t blen;
@@ -100,7 +100,7 @@ static int revert_kernelopts(struct context *ctx, const struct journal_entry *e,
 		return r;
 	txn_add(t, e->path, block, blen, 0644);
 	if (log_verbosity >= 0 && !ctx->json)
-		printf("restored kernelopts in %s\n", e->path);
+		printf("restored kernelopts in %s\n", esc(e->path));
 	return 0;
 }
 
@@ -170,7 +170,7 @@ static int revert_journal(struct context *ctx, bool dry_run, const char *kernel,
 		else
 			txn_add(&t, e->path, content, len, 0644);
 		if (log_verbosity >= 0 && !ctx->json)
-			printf("%s %s\n", del ? "removed" : "restored", e->path);
+			printf("%s %s\n", del ? "removed" : "restored", esc(e->path));
 	}
 	if (r >= 0 && !kernel)
 		r = revert_copies(ctx, &j, dry_run, &t, obj);

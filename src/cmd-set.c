@@ -130,7 +130,7 @@ int policy_file_set_mode(struct context *ctx, const char *mode, bool *wrote, boo
 		if (r == 0) {
 			*wrote = true;
 			if (log_verbosity >= 0 && !ctx->json)
-				printf("%s: mode = %s%s\n", t.display, mode,
+				printf("%s: mode = %s%s\n", esc(t.display), mode,
 				       t.via_link ? " (written at the link's target)" : "");
 		}
 	}

@@ -23,8 +23,8 @@ static const char *builtin_where(enum builtin_cmdline_mode m)
 static void print_kernel(const struct evaluation *ev, const struct kernel_decision *kd)
 {
 	const struct kernel *k = kd->k;
-	printf("  %s%s%s\n", k->version, k->running ? " (running)" : "", kd == ev->def ? " (default)" : "");
-	printf("    config:        %s\n", k->config_path ? k->config_path : k->config_note ? k->config_note : "(none)");
+	printf("  %s%s%s\n", esc(k->version), k->running ? " (running)" : "", kd == ev->def ? " (default)" : "");
+	printf("    config:        %s\n", k->config_path ? esc(k->config_path) : k->config_note ? k->config_note : "(none)");
 	if (!kd->dk.memcg_built)
 		printf("    memcg:         not built\n");
 	else
@@ -63,7 +63,7 @@ int cmd_status(struct context *ctx, int argc, char **argv)
 		evaluation_free(&ev);
 		return json_report_emit(o, EXIT_OK);
 	}
-	printf("Root: %s%s\n", ctx->root.path, ctx->root.live ? " (live system)" : "");
+	printf("Root: %s%s\n", esc(ctx->root.path), ctx->root.live ? " (live system)" : "");
 	printf("Kernels:\n");
 	for (size_t i = 0; i < ev.n_kd; i++)
 		print_kernel(&ev, &ev.kd[i]);
@@ -76,7 +76,7 @@ int cmd_status(struct context *ctx, int argc, char **argv)
 	}
 	printf("Policy:\n");
 	for (size_t i = 0; i < ctx->policy.n_files; i++)
-		printf("  file:          %s\n", ctx->policy.files[i]);
+		printf("  file:          %s\n", esc(ctx->policy.files[i]));
 	if (ctx->policy.n_files == 0)
 		printf("  file:          none (built-in defaults)\n");
 	for (size_t i = 0; i < ctx->sys.programs.n; i++)
@@ -90,13 +90,13 @@ int cmd_status(struct context *ctx, int argc, char **argv)
 		printf("  none found\n");
 	for (size_t i = 0; i < ev.slots.n; i++) {
 		const struct slot *s = &ev.slots.v[i];
-		printf("  %-14s %-9s %s%s%s%s\n", slot_kind_name(s->kind), slot_state_name(ev.ch[i].state), s->path,
-		       s->kernel ? " [" : "", s->kernel ? s->kernel : "", s->kernel ? "]" : "");
+		printf("  %-14s %-9s %s%s%s%s\n", slot_kind_name(s->kind), slot_state_name(ev.ch[i].state), esc(s->path),
+		       s->kernel ? " [" : "", s->kernel ? esc(s->kernel) : "", s->kernel ? "]" : "");
 		if (s->note)
-			printf("  %-14s %-9s   %s\n", "", "", s->note);
+			printf("  %-14s %-9s   %s\n", "", "", esc(s->note));
 	}
 	for (size_t i = 0; i < ev.slots.rejected.n; i++)
-		printf("  rejected:      %s\n", ev.slots.rejected.v[i]);
+		printf("  rejected:      %s\n", esc(ev.slots.rejected.v[i]));
 	grub_status(&ctx->root, &ev.slots, ev.ch);
 	printf("In sync: %s\n", ev.in_sync ? "yes" : "no");
 	if (ctx->root.live)

@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "grub.h"
+
 #define JOURNAL_VERSION 1
 #define LOCK_DIR "/run"
 #define LOCK_PATH "/run/memcg-policy.lock"
@@ -315,9 +317,9 @@ static const char *from_json(json_object *root, struct journal *j)
 bool journal_path_is_slot(const char *path)
 {
 	static const char *const files[] = {
-		"/etc/kernel/cmdline",		"/etc/default/grub",	      "/etc/default/grub.d/99-memcg-policy.cfg",
+		"/etc/kernel/cmdline",	     GRUB_DEFAULT_PATH,		  GRUB_DROPIN_PATH,	 GRUB_TOKENS_PATH,
 		"/etc/default/raspi-extra-cmdline", "/boot/firmware/cmdline.txt", "/boot/cmdline.txt",
-		"/boot/grub/grubenv",		"/boot/grub2/grubenv",
+		"/boot/grub/grubenv",	     "/boot/grub2/grubenv",
 	};
 	static const char *const entry_dirs[] = { "/boot/loader/entries/", "/efi/loader/entries/",
 						  "/boot/efi/loader/entries/" };

@@ -261,8 +261,8 @@ int print_unified_diff(const char *path, const char *old, size_t old_len, const 
 		return 0;
 	while (*path == '/')
 		path++;
-	_cleanup_free_ char *label_a = old ? xasprintf("a/%s", path) : xstrdup("/dev/null");
-	_cleanup_free_ char *label_b = new_content ? xasprintf("b/%s", path) : xstrdup("/dev/null");
+	_cleanup_free_ char *label_a = old ? xasprintf("a/%s", esc(path)) : xstrdup("/dev/null");
+	_cleanup_free_ char *label_b = new_content ? xasprintf("b/%s", esc(path)) : xstrdup("/dev/null");
 	int fds[3] = {-1, -1, -1};
 	int nfd = 0;
 	const char *file_a = "/dev/null", *file_b = "/dev/null";

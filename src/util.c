@@ -219,21 +219,85 @@ void (*log_sink)(bool warning, const char *msg);
 /* "memcg-policy: [prefix]message\n" on stderr; errors and warnings also go
  * to log_sink where one is set */
 enum log_level { LOG_ERROR, LOG_WARNING, LOG_VERBOSE };
+/* Length of the UTF-8 sequence at s (at most n bytes) if it is a valid
+ * one of a printable character (C1 controls U+0080..U+009F are not), else
+ * 0. */
+static size_t utf8_printable(const unsigned char *s, size_t n)
+{
+	size_t len = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc0 ? 2 : 0;
+	if (len == 0 || len > n || s[0] >= 0xf5 || s[0] == 0xc0 || s[0] == 0xc1)
+		return 0;
+	for (size_t i = 1; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if (len == 2 && s[0] == 0xc2 && s[1] < 0xa0)
+		return 0; /* C1 control */
+	if (len == 3 && ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0)))
+		return 0; /* overlong, surrogate */
+	if (len == 4 && ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90)))
+		return 0; /* overlong, past U+10FFFF */
+	return len;
+}
+
+char *text_escape(const char *text)
+{
+	struct strbuf sb = { 0 };
+	const unsigned char *s = (const unsigned char *)text;
+	size_t n = strlen(text);
+	for (size_t i = 0; i < n;) {
+		unsigned char c = s[i];
+		if (c == '\\') {
+			sb_append(&sb, "\\\\");
+		} else if (c >= 0x07 && c <= 0x0d) {
+			sb_appendc(&sb, '\\');
+			sb_appendc(&sb, "abtnvfr"[c - 0x07]);
+		} else if (c < 0x20 || c == 0x7f) {
+			sb_appendf(&sb, "\\x%02x", c);
+		} else if (c >= 0x80) {
+			size_t len = utf8_printable(s + i, n - i);
+			if (!len) {
+				sb_appendf(&sb, "\\x%02x", c);
+			} else {
+				sb_appendn(&sb, text + i, len);
+				i += len;
+				continue;
+			}
+		} else {
+			sb_appendc(&sb, (char)c);
+		}
+		i++;
+	}
+	return sb.s ? sb_take(&sb) : xstrdup("");
+}
+
+const char *esc(const char *text)
+{
+	static char *ring[8];
+	static unsigned next;
+	if (!text)
+		return NULL;
+	unsigned i = next++ % ARRAY_SIZE(ring);
+	free(ring[i]);
+	ring[i] = text_escape(text);
+	return ring[i];
+}
+
 static void vlog(enum log_level level, const char *prefix, const char *fmt, va_list ap) _printf_(3, 0);
 static void vlog(enum log_level level, const char *prefix, const char *fmt, va_list ap)
 {
-	va_list copy;
-	va_copy(copy, ap);
-	fprintf(stderr, "%s: %s", program_name, prefix);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	if (log_sink && level != LOG_VERBOSE) {
-		char *msg = NULL;
-		if (vasprintf(&msg, fmt, copy) >= 0 && msg)
-			log_sink(level == LOG_WARNING, msg);
-		free(msg);
+	char *msg = NULL;
+	if (vasprintf(&msg, fmt, ap) < 0 || !msg) {
+		fprintf(stderr, "%s: %sout of memory\n", program_name, prefix);
+		return;
 	}
-	va_end(copy);
+	/* names from a root (file names, kernel releases) may hold control
+	 * bytes: the terminal gets them escaped, --json the text as it is */
+	char *shown = text_escape(msg);
+	fprintf(stderr, "%s: %s%s\n", program_name, prefix, shown);
+	free(shown);
+	if (log_sink && level != LOG_VERBOSE)
+		log_sink(level == LOG_WARNING, msg);
+	free(msg);
 }
 
 int report(int code, const char *fmt, ...)

@@ -45,6 +45,14 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) _printf_(1, 2);
 
+/* Text for a terminal: control bytes as C escapes (\n, \t, \x1b...), a
+ * backslash doubled, bytes that are no valid UTF-8 (and the C1 controls
+ * U+0080..U+009F) as \xHH; printable UTF-8 kept. Newly allocated. */
+char *text_escape(const char *text);
+/* The same for use in one printf: the result lives until eight more calls
+ * (NULL stays NULL). */
+const char *esc(const char *text);
+
 /* Growable NUL-terminated buffer. */
 struct strbuf {
 	char *s;

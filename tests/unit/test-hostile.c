@@ -259,6 +259,41 @@ TEST(openat2_eagain_is_retried)
 	free(dir);
 }
 
-TEST_MAIN(T(root_openat_refuses_fifo_and_device_before_opening), T(root_refuses_pseudo_file_systems),
+/* Names from a root reach the terminal escaped: control bytes as C
+ * escapes, bytes that are no UTF-8 and C1 controls as \xHH, a backslash
+ * doubled (so that an escape in a name cannot pass for one of ours);
+ * printable UTF-8 as it is. */
+TEST(text_escape_control_bytes)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "plain-6.1.0-13-amd64.conf", "plain-6.1.0-13-amd64.conf" },
+		{ "a\nchanged /etc/passwd", "a\\nchanged /etc/passwd" },
+		{ "\x1b[2J\x1b]0;title\x07", "\\x1b[2J\\x1b]0;title\\a" },
+		{ "\t\r\v\f\b", "\\t\\r\\v\\f\\b" },
+		{ "del\x7f", "del\\x7f" },
+		{ "back\\slash", "back\\\\slash" },
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x90\xa7", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x90\xa7" },
+		{ "csi\xc2\x9b" "31m", "csi\\xc2\\x9b" "31m" },   /* U+009B, the 8-bit CSI */
+		{ "raw\x9b" "31m", "raw\\x9b" "31m" },            /* a lone continuation byte */
+		{ "cut\xe2\x82", "cut\\xe2\\x82" },            /* a truncated sequence */
+		{ "over\xc0\xaf", "over\\xc0\\xaf" },          /* overlong '/' */
+		{ "sur\xed\xa0\x80", "sur\\xed\\xa0\\x80" },   /* a surrogate */
+		{ "", "" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *got = text_escape(cases[i].in);
+		CHECK_STR(got, cases[i].out);
+		free(got);
+	}
+	/* esc(): several in one printf stay valid */
+	const char *a = esc("x\ny"), *b = esc("p\tq");
+	CHECK_STR(a, "x\\ny");
+	CHECK_STR(b, "p\\tq");
+	CHECK(esc(NULL) == NULL);
+}
+
+TEST_MAIN(T(text_escape_control_bytes), T(root_openat_refuses_fifo_and_device_before_opening), T(root_refuses_pseudo_file_systems),
 	  T(openat2_eagain_is_retried), T(bls_unterminated_quote_takes_the_token), T(bls_quote_across_options_lines_is_bad_input),
 	  T(bls_options_key_with_cr_separator_round_trips))
