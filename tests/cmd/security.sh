@@ -337,3 +337,61 @@ if command -v strace >/dev/null && [ "$(id -u)" -eq 0 ] && unshare -m true 2>/de
 else
 	echo "# no strace, not root or no mount namespaces: no write-ahead order check"
 fi
+
+# ==== rewrites keep extended attributes; no write goes through a hard link ====
+if command -v setfacl >/dev/null && command -v getfattr >/dev/null; then
+	image
+	files=(etc/kernel/cmdline "$ENTRY")
+	for f in "${files[@]}"; do
+		setfacl -m u:4321:rw,g::r "$root/$f"
+		setfattr -n user.memcg-test -v kept "$root/$f"
+		[ "$(id -u)" -ne 0 ] || setfattr -n security.memcg-test -v label "$root/$f"
+	done
+	declare -A acl_before xa_before
+	for f in "${files[@]}"; do
+		acl_before[$f]=$(getfacl -cp "$root/$f")
+		xa_before[$f]=$(getfattr -d -m '^(user|security)\.memcg' --absolute-names "$root/$f" | tail -n +2)
+	done
+	run "xattrs: apply" -- apply >/dev/null
+	for f in "${files[@]}"; do
+		check "xattrs: $f was rewritten" grep -q cgroup_disable=memory "$root/$f"
+		expect_eq "xattrs: $f keeps its ACL" "$(getfacl -cp "$root/$f")" "${acl_before[$f]}"
+		expect_eq "xattrs: $f keeps user.* and security.*" \
+			"$(getfattr -d -m '^(user|security)\.memcg' --absolute-names "$root/$f" | tail -n +2)" "${xa_before[$f]}"
+	done
+else
+	fail "xattrs: setfacl/getfattr (packages acl, attr) are missing"
+fi
+# every boot file the tool writes, hard-linked to a file outside the root
+# (an image cloned with cp -al): the outside file keeps its bytes
+for f in etc/kernel/cmdline "$ENTRY" etc/default/grub; do
+	image
+	out=$(mkroot)/outside
+	cp "$root/$f" "$out"
+	ln -f "$out" "$root/$f"
+	before=$(sha256sum <"$out")
+	timeout 20 "$MEMCG_POLICY" --root "$root" apply >/dev/null 2>&1
+	expect_eq "hard link out of the root at $f: the outside file is untouched" "$(sha256sum <"$out")" "$before"
+done
+
+# ==== names from a root reach the terminal escaped ====
+image
+evil=$'6a9857a393724b7a981ebb5b8495b9ea-x\e[2J\nchanged fake-entry +x.conf'
+sed 's/^version .*/version 6.5.6-300.fc39.x86_64/' "$root/$ENTRY" >"$root/boot/loader/entries/$evil"
+for cmd in status check "apply --dry-run" apply; do
+	# shellcheck disable=SC2086 # cmd holds the command and its option
+	out=$(timeout 20 "$MEMCG_POLICY" --root "$root" $cmd 2>&1)
+	expect_eq "escaped names: $cmd: no escape byte in the output" "$(grep -c $'\e' <<<"$out")" 0
+	expect_eq "escaped names: $cmd: no forged line" "$(grep -c '^changed fake-entry' <<<"$out")" 0
+	check "escaped names: $cmd: the name is shown escaped" grep -qF '\x1b[2J\nchanged fake-entry +x.conf' <<<"$out"
+done
+json=$(timeout 20 "$MEMCG_POLICY" --root "$root" --json status 2>/dev/null)
+expect_eq "escaped names: --json has the name as it is" \
+	"$(jq --arg p "/boot/loader/entries/$evil" '[.slots[] | select(.path == $p)] | length' <<<"$json")" 1
+# and in messages: a FIFO under such a name
+image
+rm "$root/$ENTRY"
+mkfifo "$root/boot/loader/entries/$evil"
+err=$(timeout 20 "$MEMCG_POLICY" --root "$root" apply 2>&1 >/dev/null)
+expect_eq "escaped names: message: no escape byte" "$(grep -c $'\e' <<<"$err")" 0
+check "escaped names: message names it escaped" grep -qF '\x1b[2J\nchanged fake-entry +x.conf: not a regular file' <<<"$err"
