@@ -469,5 +469,51 @@ else
 	echo "# strace not installed: the strace case did not run"
 fi
 
+# ==== no program of the image runs without --regenerate ====
+# The image holds the programs a run could be tempted to start (its
+# update-grub, grub-mkconfig, grub2-mkconfig, kernel-install, sh), its
+# policy asks for regenerate = yes, and a changed decision leaves its GRUB
+# menu stale. Under strace -f: no execve of a path inside the image and no
+# chroot(2) or pivot_root(2) for every command; with apply --regenerate
+# (the one documented exception) the image's update-grub does run.
+if command -v strace >/dev/null; then
+	image
+	for p in usr/sbin/update-grub usr/sbin/grub-mkconfig usr/sbin/grub2-mkconfig usr/bin/kernel-install; do
+		mkdir -p "$(dirname "$root/$p")"
+		printf '#!/bin/sh\necho ran >>/ran.log\n' >"$root/$p"
+		chmod 0755 "$root/$p"
+	done
+	# a shell that runs inside the image (static busybox), and the mount
+	# points an image builder provides, so that --regenerate can work
+	mkdir -p "$root/bin" "$root/dev" "$root/proc" "$root/sys"
+	cp /bin/busybox "$root/bin/sh"
+	printf '[policy]\nmode = off\n[bootloaders]\nregenerate = yes\n' | write_policy "$root/etc/memcg-policy.conf"
+	log=$(mktemp)
+	# image_runs LOG: the execve/chroot lines that are the image's
+	image_runs() {
+		grep -E '^[0-9]+ +(execve|execveat)\("'"$root"'|^[0-9]+ +(chroot|pivot_root)\(' "$1"
+	}
+	for cmd in status check decide "decide --explain" "apply --dry-run" "apply --hook" "apply --no-regenerate" \
+		apply "set on --no-apply" "set off" revert "grub-cmdline root=/dev/sda1" "check --monitoring"; do
+		# shellcheck disable=SC2086 # cmd holds the command and its options
+		timeout 60 strace -f -qq -e trace=execve,execveat,chroot,pivot_root -o "$log" \
+			"$MEMCG_POLICY" --root "$root" $cmd >/dev/null 2>&1
+		runs=$(image_runs "$log")
+		expect_eq "no image program: $cmd" "$runs" ""
+	done
+	check "no image program: nothing of the image logged a run" test ! -e "$root/ran.log"
+	# the control: --regenerate runs the image's update-grub (chrooted)
+	printf '[policy]\nmode = on\n' | write_policy "$root/etc/memcg-policy.conf"
+	timeout 60 strace -f -qq -e trace=execve,execveat,chroot,pivot_root -o "$log" \
+		"$MEMCG_POLICY" --root "$root" apply --regenerate >/dev/null 2>&1
+	if grep -qE '^[0-9]+ +(chroot|pivot_root)\(' "$log"; then
+		pass "no image program: the check sees apply --regenerate enter the image"
+	else
+		fail "no image program: apply --regenerate did not enter the image (the check would see nothing)" "$(head -20 "$log")"
+	fi
+	rm -f "$log"
+	done_case "no image program without --regenerate (strace)"
+fi
+
 echo "# hostile trees: $cases"
 if [ "$cases" -ge 40 ]; then pass "hostile trees: $cases cases"; else fail "hostile trees: only $cases cases"; fi
