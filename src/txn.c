@@ -32,6 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "extent.h"
+
 #ifndef EXFAT_SUPER_MAGIC
 #define EXFAT_SUPER_MAGIC 0x2011BAB0
 #endif
@@ -315,8 +317,25 @@ static struct txn_dir *dir_get(struct txn *t, const char *path, bool create, int
 	return d;
 }
 
-/* Removes temp files a killed run left behind in d. */
-static void dir_clean(struct txn_dir *d)
+/* The first extent of DIR/NAME's data (0: none, or not a regular file). */
+static uint64_t extent_at(int dirfd, const char *name)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	struct stat st;
+	uint64_t phys = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? file_first_extent(fd) : 0;
+	close(fd);
+	return phys;
+}
+
+/* Removes temp files a killed run left behind in d. On FAT a power cut in
+ * the middle of the rename over the target can leave both names pointing
+ * at the same cluster chain (the target's entry already rewritten, the
+ * temp file's not yet removed): unlinking the temp file would free the
+ * clusters the target now uses. So a leftover that shares its data with
+ * another file of the directory is left in place, with a warning. */
+static void dir_clean(const struct txn *t, struct txn_dir *d)
 {
 	if (d->cleaned)
 		return;
@@ -329,15 +348,39 @@ static void dir_clean(struct txn_dir *d)
 		close(fd);
 		return;
 	}
+	struct strv tmps = { 0 }, others = { 0 };
 	struct dirent *de;
 	while ((de = readdir(dir))) {
-		if (!is_tmp_name(de->d_name))
+		if (streq(de->d_name, ".") || streq(de->d_name, ".."))
 			continue;
-		struct stat st;
-		if (fstatat(d->fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
-			(void)unlinkat(d->fd, de->d_name, 0);
+		strv_pushdup(is_tmp_name(de->d_name) ? &tmps : &others, de->d_name);
 	}
 	closedir(dir);
+	uint64_t *phys = tmps.n ? xcalloc(others.n ? others.n : 1, sizeof(*phys)) : NULL;
+	for (size_t i = 0; tmps.n && i < others.n; i++)
+		phys[i] = extent_at(d->fd, others.v[i]);
+	for (size_t i = 0; i < tmps.n; i++) {
+		struct stat st;
+		if (fstatat(d->fd, tmps.v[i], &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		uint64_t p = extent_at(d->fd, tmps.v[i]);
+		const char *twin = NULL;
+		for (size_t j = 0; p && j < others.n && !twin; j++)
+			if (phys[j] == p)
+				twin = others.v[j];
+		if (twin) {
+			_cleanup_free_ char *path = path_join(d->path, tmps.v[i]);
+			_cleanup_free_ char *disp = root_display(t->root, path);
+			report_warn("%s: a temporary file left by an interrupted run shares its data with %s (a rename "
+				    "cut short on FAT): left in place; check the file system (fsck.fat)",
+				    esc(disp), esc(twin));
+			continue;
+		}
+		(void)unlinkat(d->fd, tmps.v[i], 0);
+	}
+	free(phys);
+	strv_free(&tmps);
+	strv_free(&others);
 }
 
 /* ---- the transaction ---- */
@@ -635,9 +678,9 @@ static int commit(struct txn *t)
 	for (size_t i = 0; i < t->n; i++) {
 		struct txn_file *f = &t->files[i];
 		if (f->data && !f->unchanged)
-			dir_clean(f->dir);
+			dir_clean(t, f->dir);
 		else if (!f->data && f->existed)
-			dir_clean(f->dir);
+			dir_clean(t, f->dir);
 	}
 
 	/* write */
