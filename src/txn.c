@@ -337,7 +337,7 @@ static uint64_t extent_at(int dirfd, const char *name)
  * another file of the directory is left in place, with a warning. */
 static void dir_clean(const struct txn *t, struct txn_dir *d)
 {
-	if (d->cleaned)
+	if (!d || d->cleaned)
 		return;
 	d->cleaned = true;
 	int fd = openat(d->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -701,8 +701,10 @@ static int commit(struct txn *t)
 		const char *failed = NULL;
 		if (r == 0 && f->existed && f->old_xattrs) {
 			r = xattrs_apply(fd, f->old_xattrs, &failed);
-			if (r < 0)
-				what = xwhat = xasprintf("cannot keep the extended attribute %s", failed ? failed : "");
+			if (r < 0) {
+				xwhat = xasprintf("cannot keep the extended attribute %s", failed ? failed : "");
+				what = xwhat;
+			}
 		}
 		if (close(fd) < 0 && r == 0) {
 			r = -errno;
