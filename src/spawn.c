@@ -94,6 +94,11 @@ int spawn_run_prepared(const char *const *argv, const char *const *env, const ch
 		*output = NULL;
 	if (!argv || !argv[0])
 		return -EINVAL;
+	/* a program of an image is never started by a plain chroot, which
+	 * does not confine root: only apply --regenerate enters an image, in
+	 * a private mount namespace of its own (grub-image.c) */
+	if (chroot_dir)
+		return -EPERM;
 
 	/* the environment */
 	struct strv envp = {0};
@@ -156,8 +161,6 @@ int spawn_run_prepared(const char *const *argv, const char *const *env, const ch
 			if (pe)
 				child_fail(errfd, pe);
 		}
-		if (chroot_dir && (chroot(chroot_dir) < 0 || chdir("/") < 0))
-			child_fail(errfd, errno);
 		child_fail(errfd, exec_search(argv[0], (char *const *)argv, envp.v));
 	}
 	children++;

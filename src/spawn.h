@@ -7,8 +7,10 @@
 
 /* Runs argv[0] (absolute path, or searched in the clean PATH) with argv.
  * env: extra "NAME=value" strings (NULL-terminated, may be NULL).
- * chroot_dir: if not NULL, chroot into it first (for regenerating inside
- * an image). in_fds: fds to keep open in the child (dup'ed to 3, 4, ... in
+ * chroot_dir: must be NULL; anything else is refused (-EPERM, no child
+ * started): a program of an image is never run under a bare chroot, which
+ * does not confine root (apply --regenerate enters an image in a private
+ * mount namespace, through prepare). in_fds: fds to keep open in the child (dup'ed to 3, 4, ... in
  * order; -1 terminated, may be NULL). Captures stdout+stderr into *output
  * (may be NULL to pass them through). Returns the exit status (0..255),
  * 128+signal, or -errno if it could not start. */

@@ -502,6 +502,32 @@ if command -v strace >/dev/null; then
 		expect_eq "no image program: $cmd" "$runs" ""
 	done
 	check "no image program: nothing of the image logged a run" test ! -e "$root/ran.log"
+	# a GRUB whose grubenv holds kernelopts (RHEL 8): the image's
+	# grub2-editenv is there, the tool writes grubenv itself
+	img1=$root
+	root=$(mkroot)
+	cp -a "$FIX/grub/rhel8/." "$root/"
+	for v in 4.18.0-348.el8.x86_64 4.18.0-513.5.1.el8_9.x86_64; do add_kernel "$root" "$v" "$CFG/debian12-amd64.config"; done
+	for p in usr/bin/grub2-editenv usr/bin/grub-editenv usr/sbin/grub2-mkconfig; do
+		mkdir -p "$(dirname "$root/$p")"
+		printf '#!/bin/sh\necho ran >>/ran.log\n' >"$root/$p"
+		chmod 0755 "$root/$p"
+	done
+	mkdir -p "$root/bin"
+	cp /bin/busybox "$root/bin/sh"
+	printf '[policy]\nmode = off\n' | write_policy "$root/etc/memcg-policy.conf"
+	for cmd in "apply --dry-run" apply check "apply --hook" revert; do
+		# shellcheck disable=SC2086 # cmd holds the command and its options
+		timeout 60 strace -f -qq -e trace=execve,execveat,chroot,pivot_root -o "$log" \
+			"$MEMCG_POLICY" --root "$root" $cmd >/dev/null 2>&1
+		expect_eq "no image program (grubenv with kernelopts): $cmd" "$(image_runs "$log")" ""
+		if [ "$cmd" = apply ]; then
+			check "no image program (grubenv with kernelopts): apply changed kernelopts" \
+				grep -q 'kernelopts=.*cgroup_disable=memory' "$root/boot/grub2/grubenv"
+		fi
+	done
+	check "no image program (grubenv with kernelopts): nothing of the image logged a run" test ! -e "$root/ran.log"
+	root=$img1
 	# the control: --regenerate runs the image's update-grub (chrooted)
 	printf '[policy]\nmode = on\n' | write_policy "$root/etc/memcg-policy.conf"
 	timeout 60 strace -f -qq -e trace=execve,execveat,chroot,pivot_root -o "$log" \
