@@ -172,6 +172,10 @@ static unsigned long eagain_seen;
 
 unsigned long root_openat2_eagain_count(void) { return eagain_seen; }
 
+static unsigned eagain_injected;
+
+void root_openat2_inject_eagain(unsigned n) { eagain_injected = n; }
+
 /* Resolves path inside the root with flags as given (no type check). */
 static int resolve(const struct root *r, const char *path, int flags, mode_t mode)
 {
@@ -187,7 +191,14 @@ static int resolve(const struct root *r, const char *path, int flags, mode_t mod
 		if (!*rel)
 			rel = ".";
 		for (unsigned attempt = 0;; attempt++) {
-			long fd = syscall(SYS_openat2, r->fd, rel, &how, sizeof(how));
+			long fd;
+			if (eagain_injected) {
+				eagain_injected--;
+				errno = EAGAIN;
+				fd = -1;
+			} else {
+				fd = syscall(SYS_openat2, r->fd, rel, &how, sizeof(how));
+			}
 			if (fd >= 0) {
 				openat2_supported = 1;
 				return (int)fd;

@@ -42,6 +42,8 @@ int root_error_exit(int e);
 /* openat2 is retried on EAGAIN (64 times, then the component walk
  * resolves the path); how often EAGAIN was met (for tests). */
 unsigned long root_openat2_eagain_count(void);
+/* Tests only: the next n openat2 calls fail with EAGAIN. */
+void root_openat2_inject_eagain(unsigned n);
 
 /* Path for messages: "ROOT/path" with --root, "path" on a live system. */
 char *root_display(const struct root *r, const char *path);
