@@ -75,6 +75,8 @@ make_root() {
 	printf '[policy]\nmode = %s\n' "$mode" >"$d/etc/memcg-policy.conf"
 	chmod 0644 "$d/etc/memcg-policy.conf"
 	echo "$BENCH_MID" >"$d/etc/machine-id"
+	# sdbootutil names entries by os-release's ID: this installation's
+	printf 'NAME="openSUSE Tumbleweed"\nID="opensuse-tumbleweed"\nID_LIKE="opensuse suse"\n' >"$d/etc/os-release"
 	for v in "${BENCH_KERNELS[@]}"; do
 		mkdir -p "$d/lib/modules/$v"
 		: >"$d/boot/vmlinuz-$v"

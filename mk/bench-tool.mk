@@ -6,7 +6,7 @@
 # for its last part, valgrind. Roots are made under $(BENCH_DIR).
 BENCH_DIR ?= /var/tmp
 
-.PHONY: bench-tool bench-tool-live bench-tool-apply bench-tool-grubby bench-tool-profile
+.PHONY: bench-tool bench-tool-live bench-tool-apply bench-tool-grubby bench-tool-profile bench-tool-floor
 
 BENCH_ENV = MEMCG_POLICY=$(abspath $(BUILD))/memcg-policy BENCH_DIR=$(BENCH_DIR)
 
@@ -15,6 +15,7 @@ bench-tool: $(BUILD)/memcg-policy
 	$(BENCH_ENV) bench/tool-live.sh
 	$(BENCH_ENV) bench/tool-apply.sh
 	$(BENCH_ENV) bench/grubby-compare.sh
+	$(BENCH_ENV) bench/tool-floor.sh
 	$(BENCH_ENV) bench/tool-profile.sh
 
 bench-tool-live: $(BUILD)/memcg-policy
@@ -28,3 +29,6 @@ bench-tool-grubby: $(BUILD)/memcg-policy
 
 bench-tool-profile: $(BUILD)/memcg-policy
 	$(BENCH_ENV) bench/tool-profile.sh
+
+bench-tool-floor: $(BUILD)/memcg-policy
+	$(BENCH_ENV) bench/tool-floor.sh

@@ -1,0 +1,95 @@
+#!/bin/bash
+# bench/tool-floor.sh [ROUNDS [RUNS]] - memcg-policy against the floor of
+# its own work, side by side in one run (bench/edit-floor.c, the least
+# code that does the same I/O):
+#
+# 1. `status` and `decide` on a root with 4 installed kernels, against
+#    reading (and inflating) their 4 configs: plain /boot/config-VER files
+#    as Debian installs them, and the same gzip-packed.
+# 2. `apply` editing 100 BLS entries (25 snapshots x 4 kernels, mode = off
+#    adds cgroup_disable=memory to each), against reading each entry,
+#    writing a temp file, one syncfs, renaming all, one directory fsync.
+#    A fresh copy of the root, written back to disk, before every run.
+#
+# ROUNDS rounds (default 9) of RUNS runs (default 5; 2 for the edits), the
+# commands' order turned each round; ratios of the medians over all runs,
+# and the range of the per-round ratios. Nothing is asserted.
+set -u
+# shellcheck source=bench/tool-lib.sh
+. "$(dirname "$0")/tool-lib.sh"
+need cc gcc
+
+rounds=${1:-9}
+runs=${2:-5}
+FLOOR=$WORK/edit-floor
+cc -O2 -o "$FLOOR" "$TOP/bench/edit-floor.c" -lz || die "cannot build bench/edit-floor.c (needs zlib1g-dev)"
+
+machine_report "$WORK"
+echo "rounds:  $rounds x $runs runs of each command (2 for edits), order turned each round"
+echo
+
+row() { # NAME-A NAME-B LABEL
+	local a b lo hi
+	read -r a _ <<<"$(stat_of "$1")"
+	read -r b _ <<<"$(stat_of "$2")"
+	read -r lo hi <<<"$(round_ratios "$1" "$2")"
+	printf '%-44s %8.2f %8.2f %7s %11s\n' "$3" "$a" "$b" "$(ratio "$a" "$b")" "$lo-$hi"
+}
+header() {
+	printf '%-44s %8s %8s %7s %11s\n' "$1" "tool" "floor" "ratio" "per round"
+	printf '%-44s %8s %8s %7s %11s\n' "" ms ms "" ""
+}
+
+# ---- 1. status and decide on 4 kernels ------------------------------------
+plain=$WORK/k4-plain
+packed=$WORK/k4-gzip
+make_root "$plain" 4
+make_root "$packed" 4
+for v in "${BENCH_KERNELS[@]}"; do
+	gzip -9 -c "$plain/boot/config-$v" >"$packed/boot/config-$v"
+done
+"$MP" --root "$packed" status >/dev/null || die "status on the gzip root failed"
+cfgs() { local v s=""; for v in "${BENCH_KERNELS[@]}"; do s="$s $1/boot/config-$v"; done; echo "$s"; }
+sync -f "$WORK"
+hf_reset
+hf_rounds "$rounds" "$runs" \
+	status-plain "$MP --root $plain status" decide-plain "$MP --root $plain decide" \
+	floor-plain "$FLOOR read$(cfgs "$plain")" \
+	status-gzip "$MP --root $packed status" decide-gzip "$MP --root $packed decide" \
+	floor-gzip "$FLOOR read$(cfgs "$packed")"
+echo "== status / decide on 4 kernels against reading their configs =="
+header "command / floor"
+row status-plain floor-plain "status, plain configs / read 4 configs"
+row decide-plain floor-plain "decide, plain configs / read 4 configs"
+row status-gzip floor-gzip "status, gzip configs / inflate 4 configs"
+row decide-gzip floor-gzip "decide, gzip configs / inflate 4 configs"
+echo
+
+# ---- 2. apply editing 100 entries -----------------------------------------
+# Two cases for the tool: the first run since boot (no lock file in /run,
+# a tmpfs: apply reads everything, takes the lock, reads everything again
+# under it) and a later one (the lock file is there: taken first, one
+# reading).
+pristine=$WORK/e100-pristine
+make_root "$pristine" 100
+locked=$WORK/e100-locked
+cp -a "$pristine" "$locked"
+mkdir -p "$locked/run"
+install -m 0600 /dev/null "$locked/run/memcg-policy.lock"
+sync -f "$WORK"
+fresh() { echo "rm -rf $WORK/$1 && cp -a ${2:-$pristine} $WORK/$1 && sync -f $WORK"; }
+hf_reset
+hf_rounds "$rounds" 2 --prepare-each \
+	apply-100 "$MP --root $WORK/e-tool apply" "sh -c '$(fresh e-tool)'" \
+	apply-100-locked "$MP --root $WORK/e-lock apply" "sh -c '$(fresh e-lock "$locked")'" \
+	floor-100 "$FLOOR edit $WORK/e-floor/boot/loader/entries cgroup_disable=memory" "sh -c '$(fresh e-floor)'"
+# both did the same edit
+sh -c "$(fresh e-tool)" && sh -c "$(fresh e-floor)"
+"$MP" --root "$WORK/e-tool" apply >/dev/null || die "apply failed"
+"$FLOOR" edit "$WORK/e-floor/boot/loader/entries" cgroup_disable=memory || die "the floor failed"
+diff -r "$WORK/e-tool/boot/loader/entries" "$WORK/e-floor/boot/loader/entries" >/dev/null ||
+	die "the tool and the floor did not write the same entries"
+echo "== apply editing 100 entries against the floor (same bytes written) =="
+header "command / floor"
+row apply-100 floor-100 "apply, first run since boot / floor edit"
+row apply-100-locked floor-100 "apply, lock file there / floor edit"
