@@ -81,8 +81,11 @@ int revert_copies(struct context *ctx, const struct journal *j, bool dry_run, st
 	struct slot_list l;
 	int r = slots_find(&ctx->root, NULL, NULL, &l);
 	if (r < 0) {
+		/* the revert of the journal's files goes on: a boot file that
+		 * cannot be read only keeps its copies from being looked at */
+		report_warn("the boot entries written from " KCMDLINE_PATH " were not looked at (see above)");
 		strv_free(&journaled);
-		return r;
+		return 0;
 	}
 	_cleanup_free_ char *wline = written_line(src);
 	struct decision d = { .remove = src->added, .add = src->removed };

@@ -87,3 +87,14 @@ done
 # With the machine id as entry token, kernel-install adds systemd.machine_id=
 # to the copy: that is still a copy.
 check "token machine-id: kernel-install put systemd.machine_id= in the new entry" grep -q "systemd.machine_id=$MID" "$new_entry"
+
+# A boot file that cannot be read (NUL bytes: bad input) keeps revert from
+# looking at the copies, never from reverting the journal's files.
+setup memcgtest
+expect_exit "unreadable entry: apply" 0 "$MEMCG_POLICY" --root "$root" apply
+check "unreadable entry: kernel-install add of a new kernel" ki add "$NEW"
+printf 'title x\0\noptions quiet\nlinux /vmlinuz-%s\n' "$OLD" >"$root/boot/loader/entries/memcgtest-broken.conf"
+expect_exit "unreadable entry: revert exits 0" 0 "$MEMCG_POLICY" --root "$root" revert
+expect_eq "unreadable entry: /etc/kernel/cmdline as it was" "$(cat "$root/etc/kernel/cmdline")" "$(cat "$orig/etc/kernel/cmdline")"
+check "unreadable entry: revert says the copies were not looked at" grep -qF "were not looked at" <<<"$ERR"
+check "unreadable entry: the copy keeps its token" grep -qw cgroup_disable=memory "$(entry_of "$NEW")"
