@@ -13,6 +13,7 @@
 #include "journal.h"
 #include "plan.h"
 #include "report.h"
+#include "revert.h"
 #include "spawn.h"
 #include "txn.h"
 #include "util.h"
@@ -85,13 +86,42 @@ static int write_files(struct context *ctx, struct evaluation *ev)
 			journal_forget(&j, path);
 		}
 	}
+	/* entries kernel-install wrote from /etc/kernel/cmdline after the tool
+	 * edited it: told before this run's records change that file's */
+	struct strv *copied = xcalloc(ev->slots.n ? ev->slots.n : 1, sizeof(*copied));
+	for (size_t i = 0; i < ev->slots.n; i++)
+		if (ev->ch[i].changed)
+			kcmdline_copy_added(&j, &ev->slots.v[i], &copied[i]);
 	for (size_t i = 0; i < ev->slots.n; i++) {
 		const struct slot *s = &ev->slots.v[i];
 		const struct slot_change *c = &ev->ch[i];
-		if (c->changed)
-			journal_record(&j, s->path, s->kernel, s->exists, s->content, s->exists ? s->len : 0,
-				       c->new_content, c->new_len, &c->added, &c->removed);
+		if (!c->changed)
+			continue;
+		/* a token the tool put in the copy's source is the tool's own
+		 * going away, not the admin's to give back at revert */
+		struct strv removed = { 0 };
+		for (size_t k = 0; k < c->removed.n; k++)
+			if (!strv_contains(&copied[i], c->removed.v[k]))
+				strv_pushdup(&removed, c->removed.v[k]);
+		/* and the copy's original, for revert, is the entry without them */
+		const char *old = s->content;
+		size_t old_len = s->exists ? s->len : 0;
+		_cleanup_free_ char *uncopied = NULL;
+		if (copied[i].n) {
+			struct decision d = { .remove = copied[i] };
+			uncopied = slot_edit(s, &d, NULL, NULL, &old_len);
+			if (uncopied)
+				old = uncopied;
+			else
+				old_len = s->len;
+		}
+		journal_record(&j, s->path, s->kernel, s->exists, old, old_len, c->new_content, c->new_len,
+			       &c->added, &removed);
+		strv_free(&removed);
 	}
+	for (size_t i = 0; i < ev->slots.n; i++)
+		strv_free(&copied[i]);
+	free(copied);
 	r = root_mkdir_p(&ctx->root, "/var/lib/memcg-policy", 0755);
 	if (r < 0) {
 		_cleanup_free_ char *d = root_display(&ctx->root, "/var/lib/memcg-policy");

@@ -64,6 +64,31 @@ static bool has_any(const char *line, const struct strv *tokens)
 	return any;
 }
 
+static const struct journal_entry *find_record(const struct journal *j, const char *path)
+{
+	for (size_t i = 0; i < j->n; i++)
+		if (streq(j->v[i].path, path))
+			return &j->v[i];
+	return NULL;
+}
+
+bool kcmdline_copy_added(const struct journal *j, const struct slot *s, struct strv *out)
+{
+	*out = (struct strv){ 0 };
+	if (s->kind != SLOT_BLS || !s->exists || find_record(j, s->path))
+		return false;
+	const struct journal_entry *src = find_record(j, KCMDLINE_PATH);
+	if (!src || src->added.n == 0)
+		return false;
+	_cleanup_free_ char *wline = written_line(src);
+	_cleanup_free_ char *opts = slot_cmdline(s);
+	if (!wline || !opts || !same_tokens(wline, opts))
+		return false;
+	for (size_t i = 0; i < src->added.n; i++)
+		strv_pushdup(out, src->added.v[i]);
+	return true;
+}
+
 int revert_copies(struct context *ctx, const struct journal *j, bool dry_run, struct txn *t,
 		  struct json_object *obj)
 {

@@ -8,6 +8,13 @@
 #include "txn.h"
 
 struct json_object;
+struct slot;
+
+/* Is the BLS entry s (not in the journal yet) a copy of /etc/kernel/cmdline
+ * as the tool last wrote it (revert-copies.c says when)? Then out gets the
+ * tokens the tool had added there: apply, taking them out of the copy,
+ * records them as the tool's own, not as the admin's. */
+bool kcmdline_copy_added(const struct journal *j, const struct slot *s, struct strv *out);
 
 /* The tool's tokens out of the boot entries distribution tools wrote from
  * /etc/kernel/cmdline after the tool edited it (revert-copies.c says which

@@ -98,3 +98,16 @@ expect_exit "unreadable entry: revert exits 0" 0 "$MEMCG_POLICY" --root "$root" 
 expect_eq "unreadable entry: /etc/kernel/cmdline as it was" "$(cat "$root/etc/kernel/cmdline")" "$(cat "$orig/etc/kernel/cmdline")"
 check "unreadable entry: revert says the copies were not looked at" grep -qF "were not looked at" <<<"$ERR"
 check "unreadable entry: the copy keeps its token" grep -qw cgroup_disable=memory "$(entry_of "$NEW")"
+
+# set on after a copy was made: the tool takes its own token out of the
+# copy, and revert does not give it back as if the admin had written it.
+setup memcgtest
+expect_exit "on over a copy: apply off" 0 "$MEMCG_POLICY" --root "$root" apply
+check "on over a copy: kernel-install add of a new kernel" ki add "$NEW"
+check "on over a copy: the copy has the token" grep -qw cgroup_disable=memory "$(entry_of "$NEW")"
+printf '[policy]\nmode = on\n' | write_policy "$root/etc/memcg-policy.conf"
+expect_exit "on over a copy: apply on" 0 "$MEMCG_POLICY" --root "$root" apply
+check "on over a copy: the token is out of the copy" test "$(grep -cw cgroup_disable=memory "$(entry_of "$NEW")")" -eq 0
+expect_exit "on over a copy: revert" 0 "$MEMCG_POLICY" --root "$root" revert
+check "on over a copy: revert leaves the copy without the tool's token" test "$(grep -cw cgroup_disable=memory "$(entry_of "$NEW")")" -eq 0
+expect_eq "on over a copy: /etc/kernel/cmdline as it was" "$(cat "$root/etc/kernel/cmdline")" "$(cat "$orig/etc/kernel/cmdline")"
