@@ -8,9 +8,11 @@
 
 uint64_t file_first_extent(int fd)
 {
-	struct {
+	/* a struct fiemap followed by room for one extent, as one buffer
+	 * (a flexible array member cannot sit inside another struct) */
+	union {
 		struct fiemap map;
-		struct fiemap_extent extent[1];
+		unsigned char bytes[sizeof(struct fiemap) + sizeof(struct fiemap_extent)];
 	} req;
 	memset(&req, 0, sizeof(req));
 	req.map.fm_start = 0;

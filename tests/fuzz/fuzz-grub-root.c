@@ -7,7 +7,7 @@
  * /boot/grub/grubenv. Its first byte picks the layout: Debian (grub-mkconfig
  * that sources grub.d: the drop-in is the slot) or upstream (the marked
  * line in /etc/default/grub is). Properties: discovery returns 0 or a
- * bad-input error naming "FILE:LINE:"; every slot found is a GRUB kind;
+ * bad-input error naming "FILE:LINE:"; every slot found is a GRUB kind (grub.tokens included);
  * the menu's state is in-sync or drift; edits of the inputs are
  * idempotent. */
 #include "fuzz.h"
@@ -129,7 +129,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; r == 0 && i < l.n; i++) {
 		struct slot *s = &l.v[i];
 		FUZZ_CHECK(s->kind == SLOT_GRUB_DROPIN || s->kind == SLOT_GRUB_DEFAULT || s->kind == SLOT_GRUB_CFG ||
-			   s->kind == SLOT_GRUBENV);
+			   s->kind == SLOT_GRUBENV || s->kind == SLOT_GRUB_TOKENS);
 		if (s->kind == SLOT_GRUB_CFG) {
 			enum slot_state st = grub_cfg_state(s, lookup, &d);
 			FUZZ_CHECK(st == SLOT_IN_SYNC || st == SLOT_DRIFT);

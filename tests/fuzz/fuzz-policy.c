@@ -2,6 +2,9 @@
  * command's editor (policy_set_mode_text), src/policy.c. Properties:
  *   - a file that fails leaves the policy as it was, and the error names
  *     "FILE:LINE:" with a line inside the file (policy_last_error_line);
+ *     the one exception is strict = yes in its [policy] section, which is
+ *     honoured despite the error (so that a hook fails): then strict is on
+ *     and strict_despite names that FILE:LINE;
  *   - a file that loads loads again on top of itself (later files win;
  *     duplicates count within one file only);
  *   - set on/off/auto of a file that loads gives a file that loads, with
@@ -58,10 +61,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(r == -EXIT_BADINPUT);
 		struct snapshot after = snap(&p);
 		FUZZ_CHECK(before.mode == after.mode && before.accounting == after.accounting &&
-			   before.strict == after.strict && before.n_needs == after.n_needs &&
+			   before.n_needs == after.n_needs &&
 			   before.n_kernels == after.n_kernels && before.n_files == after.n_files &&
 			   before.otherwise == after.otherwise && before.has_min_ram == after.has_min_ram &&
 			   before.grub == after.grub && before.regenerate == after.regenerate);
+		if (after.strict != before.strict) {
+			FUZZ_CHECK(after.strict && p.strict_despite);
+			unsigned sl = 0;
+			FUZZ_CHECK(sscanf(p.strict_despite, NAME ":%u", &sl) == 1);
+			FUZZ_CHECK(sl >= 1 && sl <= count_lines(text, size));
+		}
 		unsigned line = policy_last_error_line();
 		FUZZ_CHECK(line >= 1 && line <= count_lines(text, size));
 		char *want = xasprintf("memcg-policy: " NAME ":%u: ", line);
