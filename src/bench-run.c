@@ -1,5 +1,6 @@
 /* bench-run.c - see bench-run.h */
 #include "bench-run.h"
+#include "diag.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -122,12 +123,12 @@ static int parse_line(char *line, const char *file, unsigned lineno, struct benc
 	char *space = strchr(line, ' ');
 	if (colon && (!space || colon < space)) {
 		if (!is_key(line, (size_t)(colon - line)))
-			return report(EXIT_BADINPUT, "%s:%u: bad key '%.*s'", file, lineno, (int)(colon - line), line);
+			return diag_error(EXIT_BADINPUT, "%s:%u: bad key '%.*s'", file, lineno, (int)(colon - line), line);
 		if (colon[1] != '\0' && colon[1] != ' ')
-			return report(EXIT_BADINPUT, "%s:%u: expected 'KEY: VALUE'", file, lineno);
+			return diag_error(EXIT_BADINPUT, "%s:%u: expected 'KEY: VALUE'", file, lineno);
 		*colon = '\0';
 		if (bench_run_get(r, line))
-			return report(EXIT_BADINPUT, "%s:%u: '%s' given twice", file, lineno, line);
+			return diag_error(EXIT_BADINPUT, "%s:%u: '%s' given twice", file, lineno, line);
 		bench_run_set(r, line, colon + 1);
 		return 0;
 	}
@@ -137,16 +138,16 @@ static int parse_line(char *line, const char *file, unsigned lineno, struct benc
 	char *name = stat ? strtok_r(NULL, " \t", &save) : NULL;
 	char *value = name ? strtok_r(NULL, " \t", &save) : NULL;
 	if (!value || strtok_r(NULL, " \t", &save))
-		return report(EXIT_BADINPUT, "%s:%u: expected 'KEY: VALUE' or 'STAT NAME VALUE'", file, lineno);
+		return diag_error(EXIT_BADINPUT, "%s:%u: expected 'KEY: VALUE' or 'STAT NAME VALUE'", file, lineno);
 	if (!is_stat(stat))
-		return report(EXIT_BADINPUT, "%s:%u: bad statistic '%s'", file, lineno, stat);
+		return diag_error(EXIT_BADINPUT, "%s:%u: bad statistic '%s'", file, lineno, stat);
 	errno = 0;
 	char *end;
 	double v = strtod(value, &end);
 	if (errno || end == value || *end || !isfinite(v) || v < 0)
-		return report(EXIT_BADINPUT, "%s:%u: bad value '%s' for %s %s", file, lineno, value, stat, name);
+		return diag_error(EXIT_BADINPUT, "%s:%u: bad value '%s' for %s %s", file, lineno, value, stat, name);
 	if (bench_run_find(r, stat, name))
-		return report(EXIT_BADINPUT, "%s:%u: %s %s given twice", file, lineno, stat, name);
+		return diag_error(EXIT_BADINPUT, "%s:%u: %s %s given twice", file, lineno, stat, name);
 	bench_run_add_metric(r, stat, name, v);
 	return 0;
 }
@@ -155,7 +156,7 @@ int bench_run_parse(const char *text, size_t len, const char *file, struct bench
 {
 	struct bench_run r = {0};
 	if (memchr(text, '\0', len))
-		return report(EXIT_BADINPUT, "%s: not a memcg-policy bench file (binary data)", file);
+		return diag_error(EXIT_BADINPUT, "%s: not a memcg-policy bench file (binary data)", file);
 
 	unsigned lineno = 0;
 	const char *p = text, *end = text + len;
@@ -175,9 +176,9 @@ int bench_run_parse(const char *text, size_t len, const char *file, struct bench
 				continue;
 			bench_run_free(&r);
 			if (startswith(line, "memcg-policy-bench "))
-				return report(EXIT_BADINPUT, "%s:1: unsupported format '%s' (this version reads '%s')",
+				return diag_error(EXIT_BADINPUT, "%s:1: unsupported format '%s' (this version reads '%s')",
 					      file, line, BENCH_RUN_HEADER);
-			return report(EXIT_BADINPUT, "%s:1: not a memcg-policy bench file (no '%s' line)", file,
+			return diag_error(EXIT_BADINPUT, "%s:1: not a memcg-policy bench file (no '%s' line)", file,
 				      BENCH_RUN_HEADER);
 		}
 		if (!*line || *line == '#')
@@ -189,14 +190,14 @@ int bench_run_parse(const char *text, size_t len, const char *file, struct bench
 		}
 	}
 	if (lineno == 0)
-		return report(EXIT_BADINPUT, "%s:1: empty file, not a memcg-policy bench file", file);
+		return diag_error(EXIT_BADINPUT, "%s:1: empty file, not a memcg-policy bench file", file);
 
 	const char *missing = !bench_run_get(&r, "kernel") ? "kernel" : !bench_run_get(&r, "memcg") ? "memcg" : NULL;
 	int rc = 0;
 	if (missing)
-		rc = report(EXIT_BADINPUT, "%s:%u: no '%s:' line", file, lineno, missing);
+		rc = diag_error(EXIT_BADINPUT, "%s:%u: no '%s:' line", file, lineno, missing);
 	else if (r.n_metrics == 0)
-		rc = report(EXIT_BADINPUT, "%s:%u: no results", file, lineno);
+		rc = diag_error(EXIT_BADINPUT, "%s:%u: no results", file, lineno);
 	if (rc < 0) {
 		bench_run_free(&r);
 		return rc;

@@ -9,6 +9,7 @@
 
 #include <json-c/json.h>
 
+#include "diag.h"
 #include "grub.h"
 #include "journal.h"
 #include "plan.h"
@@ -126,7 +127,7 @@ static int write_files(struct context *ctx, struct evaluation *ev)
 	if (r < 0) {
 		_cleanup_free_ char *d = root_display(&ctx->root, "/var/lib/memcg-policy");
 		journal_free(&j);
-		return report(EXIT_SYSTEM, "%s: cannot create: %s", d, strerror(-r));
+		return diag_error(EXIT_SYSTEM, "%s: cannot create: %s", d, strerror(-r));
 	}
 	size_t len;
 	_cleanup_free_ char *text = journal_serialize(&j, &len);
@@ -174,18 +175,21 @@ static int commit(struct context *ctx, struct evaluation *ev, const struct apply
 	return r;
 }
 
-/* An input error under --hook is a warning, unless the policy is strict. */
+/* An input error under --hook is a warning, unless the policy is strict:
+ * the one place where --hook turns the errors recorded so far into
+ * warnings, before anything prints them. */
 static int hook_result(struct context *ctx, const struct apply_options *o, int r)
 {
 	if (r >= 0 || !o->hook || r != -EXIT_BADINPUT)
 		return r < 0 ? -r : r;
 	if (ctx->policy_loaded && ctx->policy.strict) {
 		if (ctx->policy.strict_despite)
-			report_warn("the error above fails the hook: strict = yes at %s, although its file has the error",
-				    ctx->policy.strict_despite);
+			diag_warn("the error above fails the hook: strict = yes at %s, although its file has the error",
+				  ctx->policy.strict_despite);
 		return EXIT_BADINPUT;
 	}
-	report_warn("the error above is ignored in --hook mode (set strict = yes in the policy to fail instead)");
+	diag_demote_errors();
+	diag_warn("the error above is ignored in --hook mode (set strict = yes in the policy to fail instead)");
 	return EXIT_OK;
 }
 
@@ -276,10 +280,10 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 	if (r >= 0) {
 		for (size_t i = 0; ev.def && i < ev.def->d.warnings.n; i++)
 			if (!o->hook || log_verbosity > 0)
-				report_warn("%s", ev.def->d.warnings.v[i]);
+				diag_warn("%s", ev.def->d.warnings.v[i]);
 		for (size_t i = 0; i < ev.grub.warnings.n; i++)
 			if (!o->hook || log_verbosity > 0)
-				report_warn("%s", ev.grub.warnings.v[i]);
+				diag_warn("%s", ev.grub.warnings.v[i]);
 		if (obj) {
 			json_report_evaluation(obj, ctx, &ev);
 			struct json_object *was;
@@ -324,7 +328,7 @@ int cmd_apply(struct context *ctx, int argc, char **argv)
 	if (!no_more_args(argc, argv))
 		return EXIT_USAGE;
 	if (o.regenerate && o.no_regenerate) {
-		return -report(EXIT_USAGE, "apply: --regenerate and --no-regenerate exclude each other");
+		return -diag_error(EXIT_USAGE, "apply: --regenerate and --no-regenerate exclude each other");
 	}
 	ctx->hook = o.hook;
 	return apply_run(ctx, &o);

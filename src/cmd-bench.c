@@ -21,6 +21,7 @@
 #include "bench-pft.h"
 #include "bench-run.h"
 #include "context.h"
+#include "diag.h"
 #include "util.h"
 
 #define DEFAULT_SIZE (256ull << 20)
@@ -277,7 +278,7 @@ static int write_file_atomic(const char *path, const char *text)
 	_cleanup_free_ char *tmp = xasprintf("%s.XXXXXX", path);
 	int fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
-		return report(EXIT_SYSTEM, "%s: cannot create a file beside it: %m", path);
+		return diag_error(EXIT_SYSTEM, "%s: cannot create a file beside it: %m", path);
 	size_t len = strlen(text), off = 0;
 	int err = 0;
 	while (off < len) {
@@ -301,7 +302,7 @@ static int write_file_atomic(const char *path, const char *text)
 	if (err) {
 		unlink(tmp);
 		errno = err;
-		return report(EXIT_SYSTEM, "%s: cannot write: %m", path);
+		return diag_error(EXIT_SYSTEM, "%s: cannot write: %m", path);
 	}
 	return 0;
 }
@@ -310,13 +311,13 @@ static int load_run(const char *path, struct bench_run *run)
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
-		return report(EXIT_BADINPUT, "%s: cannot open: %m", path);
+		return diag_error(EXIT_BADINPUT, "%s: cannot open: %m", path);
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
 	int r = read_fd_all(fd, MAX_SAVED_FILE, &text, &len);
 	if (r < 0) {
 		errno = -r;
-		return report(EXIT_BADINPUT, "%s: cannot read: %m", path);
+		return diag_error(EXIT_BADINPUT, "%s: cannot read: %m", path);
 	}
 	return bench_run_parse(text, len, path, run);
 }
@@ -352,7 +353,7 @@ static int do_compare(const struct context *ctx, const char *file_a, const char 
 	struct strv warnings = {0};
 	bench_compare_warnings(&a, &b, &warnings);
 	for (size_t i = 0; i < warnings.n; i++)
-		report_warn("bench --compare: %s", warnings.v[i]);
+		diag_warn("bench --compare: %s", warnings.v[i]);
 	if (ctx->json) {
 		struct json_object *o = json_object_new_object();
 		struct json_object *w = json_object_new_array();
@@ -442,11 +443,11 @@ static int check_save_path(const char *path)
 {
 	struct stat st;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return report(EXIT_USAGE, "bench: --save %s: is a directory (nothing measured)", path);
+		return diag_error(EXIT_USAGE, "bench: --save %s: is a directory (nothing measured)", path);
 	_cleanup_free_ char *tmp = xasprintf("%s.XXXXXX", path);
 	int fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
-		return report(EXIT_SYSTEM, "%s: cannot save a run there: %m (nothing measured)", path);
+		return diag_error(EXIT_SYSTEM, "%s: cannot save a run there: %m (nothing measured)", path);
 	close(fd);
 	unlink(tmp);
 	return 0;
@@ -496,7 +497,7 @@ static int do_run(const struct context *ctx, const unsigned *threads, unsigned n
 		if (r < 0) {
 			clear_progress(&progress);
 			errno = -r;
-			rc = -report(EXIT_SYSTEM, "bench: %u threads of %llu bytes: %m", threads[done], size);
+			rc = -diag_error(EXIT_SYSTEM, "bench: %u threads of %llu bytes: %m", threads[done], size);
 			break;
 		}
 	}

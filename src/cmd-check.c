@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "diag.h"
 #include "monitor.h"
 #include "plan.h"
 #include "report.h"
@@ -35,11 +36,9 @@ int cmd_check(struct context *ctx, int argc, char **argv)
 	if (!no_more_args(argc, argv))
 		return monitoring ? PLUGIN_UNKNOWN : EXIT_USAGE;
 	if (monitoring && ctx->json)
-		return -report(EXIT_USAGE, "check: --monitoring prints one status line; it does not go with --json");
+		return -diag_error(EXIT_USAGE, "check: --monitoring prints one status line; it does not go with --json");
 	if (prometheus && !*prometheus)
-		return -report(EXIT_USAGE, "check: --prometheus needs a file name");
-	if (monitoring)
-		monitor_capture_errors();
+		return -diag_error(EXIT_USAGE, "check: --prometheus needs a file name");
 	struct evaluation ev;
 	int r = evaluate(ctx, kernel, &ev);
 	int rc = r < 0 ? -r : !ev.in_sync ? EXIT_DRIFT : ev.reboot_pending ? EXIT_REBOOT : EXIT_OK;

@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
+#include "diag.h"
 #include "plan.h"
 #include "report.h"
 #include "util.h"
@@ -35,7 +36,7 @@ int cmd_decide(struct context *ctx, int argc, char **argv)
 	}
 	const struct kernel_decision *kd = ev.def;
 	for (size_t i = 0; i < kd->d.warnings.n; i++)
-		report_warn("%s", kd->d.warnings.v[i]);
+		diag_warn("%s", kd->d.warnings.v[i]);
 	if (ctx->json) {
 		struct json_object *o = json_report_new(ctx, "decide");
 		json_report_evaluation(o, ctx, &ev);

@@ -14,6 +14,7 @@
 
 #include <json-c/json.h>
 
+#include "diag.h"
 #include "grub.h"
 #include "report.h"
 #include "util.h"
@@ -34,11 +35,11 @@ static int load_tokens(const struct context *ctx, struct grub_tokens *t, bool *h
 		return 0;
 	_cleanup_free_ char *disp = override && *override ? xstrdup(override) : root_display(&ctx->root, GRUB_TOKENS_PATH);
 	if (e < 0)
-		return report(EXIT_SYSTEM, "%s: cannot read: %s", disp, strerror(-e));
+		return diag_error(EXIT_SYSTEM, "%s: cannot read: %s", disp, strerror(-e));
 	unsigned bad;
 	e = grub_tokens_parse(text, len, t, &bad);
 	if (e < 0)
-		return report(EXIT_BADINPUT, "%s:%u: " GRUB_TOKENS_BAD, disp, bad);
+		return diag_error(EXIT_BADINPUT, "%s:%u: " GRUB_TOKENS_BAD, disp, bad);
 	*have = true;
 	return 0;
 }
@@ -59,7 +60,7 @@ int cmd_grub_cmdline(struct context *ctx, int argc, char **argv)
 	}
 	int nv = argc - optind;
 	if (nv < 1 || nv > 2 || (no_add && nv != 1)) {
-		report(EXIT_USAGE, "grub-cmdline: LINUX [DEFAULT] expected (--no-add: one VALUE)");
+		diag_error(EXIT_USAGE, "grub-cmdline: LINUX [DEFAULT] expected (--no-add: one VALUE)");
 		return EXIT_USAGE;
 	}
 	const char *lin = no_add ? "" : argv[optind];
@@ -76,7 +77,7 @@ int cmd_grub_cmdline(struct context *ctx, int argc, char **argv)
 		r = grub_filter(&t, lin, def, &lo, &dout);
 		grub_tokens_free(&t);
 		if (r < 0) {
-			return -report(EXIT_BADINPUT, "grub-cmdline: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT "
+			return -diag_error(EXIT_BADINPUT, "grub-cmdline: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT "
 						      "cannot be edited safely (a line break, or a quote left open across "
 						      "them on a memcg argument): left unchanged");
 		}

@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "cmdline.h"
+#include "diag.h"
 #include "grub.h"
 #include "journal.h"
 #include "plan.h"
@@ -68,15 +69,15 @@ static int revert_kernelopts(struct context *ctx, const struct journal_entry *e,
 	size_t len;
 	int rr = root_read_file(&ctx->root, e->path, 64u << 10, &text, &len);
 	if (rr == -ENOENT) {
-		report_warn("%s is gone: nothing to revert there", e->path);
+		diag_warn("%s is gone: nothing to revert there", e->path);
 		return 0;
 	}
 	_cleanup_free_ char *d = root_display(&ctx->root, e->path);
 	if (rr < 0)
-		return report(root_error_exit(rr), "%s: %s", d, root_strerror(rr));
+		return diag_error(root_error_exit(rr), "%s: %s", d, root_strerror(rr));
 	_cleanup_free_ char *cur = grubenv_get(text, len, "kernelopts");
 	if (!cur) {
-		report_warn("%s: no kernelopts any more: nothing to revert there", d);
+		diag_warn("%s: no kernelopts any more: nothing to revert there", d);
 		return 0;
 	}
 	_cleanup_free_ char *want = NULL;
@@ -140,14 +141,14 @@ static int revert_journal(struct context *ctx, bool dry_run, const char *kernel,
 			exists = false;
 		} else if (rr < 0) {
 			_cleanup_free_ char *d = root_display(&ctx->root, e->path);
-			r = report(EXIT_SYSTEM, "%s: %s", d, strerror(-rr));
+			r = diag_error(EXIT_SYSTEM, "%s: %s", d, strerror(-rr));
 			break;
 		}
 		if (!exists) {
 			if (kernel)
 				log_verbose("%s is gone: its record is dropped", e->path);
 			else
-				report_warn("%s is gone: nothing to revert there", e->path);
+				diag_warn("%s is gone: nothing to revert there", e->path);
 			continue;
 		}
 		size_t len = 0;
@@ -218,13 +219,13 @@ static int tell_reapply(struct context *ctx, struct json_object *obj, bool dry_r
 {
 	context_unload(ctx);
 	struct evaluation ev;
-	json_errors_as_warnings(true);
+	diag_errors_as_warnings(true);
 	int r = evaluate(ctx, NULL, &ev);
-	json_errors_as_warnings(false);
+	diag_errors_as_warnings(false);
 	if (r < 0) {
 		evaluation_free(&ev);
 		if (!obj)
-			report_warn("cannot tell whether the policy applies again at the next kernel update");
+			diag_warn("cannot tell whether the policy applies again at the next kernel update");
 		return 0;
 	}
 	if (obj) {
@@ -272,7 +273,7 @@ int cmd_revert(struct context *ctx, int argc, char **argv)
 	if (!no_more_args(argc, argv))
 		return EXIT_USAGE;
 	if (reset_policy && kernel)
-		return -report(EXIT_USAGE, "revert: --policy and --kernel do not go together");
+		return -diag_error(EXIT_USAGE, "revert: --policy and --kernel do not go together");
 	if (!dry_run) {
 		ctx->lock_fd = lock_take(&ctx->root);
 		if (ctx->lock_fd < 0)

@@ -11,6 +11,7 @@
 
 #include <json-c/json.h>
 
+#include "diag.h"
 #include "journal.h"
 #include "plan.h"
 #include "policy.h"
@@ -41,7 +42,7 @@ static int find_target(struct context *ctx, struct target *t)
 	struct stat st;
 	if (lstat(ctx->config_path, &st) < 0) {
 		if (errno != ENOENT)
-			return report(EXIT_SYSTEM, "%s: %s", ctx->config_path, strerror(errno));
+			return diag_error(EXIT_SYSTEM, "%s: %s", ctx->config_path, strerror(errno));
 		t->path = xstrdup(ctx->config_path);
 		t->display = xstrdup(ctx->config_path);
 		return 0;
@@ -50,9 +51,9 @@ static int find_target(struct context *ctx, struct target *t)
 	if (!t->path) {
 		int e = errno;
 		if (e == ENOENT)
-			return report(EXIT_BADINPUT, "%s: a symbolic link to a missing file: not written",
+			return diag_error(EXIT_BADINPUT, "%s: a symbolic link to a missing file: not written",
 				      ctx->config_path);
-		return report(EXIT_SYSTEM, "%s: %s", ctx->config_path, strerror(e));
+		return diag_error(EXIT_SYSTEM, "%s: %s", ctx->config_path, strerror(e));
 	}
 	t->via_link = S_ISLNK(st.st_mode);
 	t->display = t->via_link ? xasprintf("%s -> %s", ctx->config_path, t->path) : xstrdup(ctx->config_path);
@@ -80,7 +81,7 @@ static int read_current(struct context *ctx, const struct target *t, char **text
 		return 0;
 	}
 	if (r < 0)
-		return report(root_error_exit(r), "%s: %s", t->display, root_strerror(r));
+		return diag_error(root_error_exit(r), "%s: %s", t->display, root_strerror(r));
 	return 0;
 }
 
@@ -153,12 +154,12 @@ static bool overridden(struct context *ctx, const struct evaluation *ev, const c
 		const struct policy_kernel_section *ks = policy_kernel_mode(&ctx->policy, kd->k->version);
 		_cleanup_free_ char *where =
 			origin_str(ks && (int)ks->mode != want ? &ks->mode_origin : &ctx->policy.mode_origin);
-		report_warn("mode = %s is recorded, but %s sets mode = %s for %s", mode, where,
+		diag_warn("mode = %s is recorded, but %s sets mode = %s for %s", mode, where,
 			    policy_mode_name(kd->d.mode), kd->k->version);
 		any = true;
 	}
 	if (any)
-		report_warn("nothing applied: change or remove the setting named above, then run memcg-policy apply");
+		diag_warn("nothing applied: change or remove the setting named above, then run memcg-policy apply");
 	return any;
 }
 
@@ -177,12 +178,12 @@ int cmd_set(struct context *ctx, int argc, char **argv)
 		}
 	}
 	if (argc - optind != 1) {
-		report(EXIT_USAGE, "set: expected one of on, off, auto");
+		diag_error(EXIT_USAGE, "set: expected one of on, off, auto");
 		return EXIT_USAGE;
 	}
 	const char *mode = argv[optind] ? argv[optind] : "";
 	if (!streq(mode, "on") && !streq(mode, "off") && !streq(mode, "auto")) {
-		report(EXIT_USAGE, "set: '%s' is not one of on, off, auto", mode);
+		diag_error(EXIT_USAGE, "set: '%s' is not one of on, off, auto", mode);
 		return EXIT_USAGE;
 	}
 

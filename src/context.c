@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 
+#include "diag.h"
 #include "util.h"
 
 int context_load_policy(struct context *ctx)
@@ -31,7 +32,7 @@ int context_load_kernels(struct context *ctx, const char *only_kernel)
 		return r;
 	kernels_apply_policy(&ctx->kernels, &ctx->policy);
 	if (ctx->kernels.n == 0)
-		return report(EXIT_BADINPUT, "%s: no kernel found (no lib/modules/VER, boot/vmlinuz-VER, usr/lib/modules/VER/vmlinuz)",
+		return diag_error(EXIT_BADINPUT, "%s: no kernel found (no lib/modules/VER, boot/vmlinuz-VER, usr/lib/modules/VER/vmlinuz)",
 			      ctx->root.path);
 	return 0;
 }
@@ -71,6 +72,6 @@ bool no_more_args(int argc, char **argv)
 {
 	if (optind >= argc)
 		return true;
-	report(EXIT_USAGE, "%s: unexpected argument '%s'", argv[0], argv[optind]);
+	diag_error(EXIT_USAGE, "%s: unexpected argument '%s'", argv[0], argv[optind]);
 	return false;
 }

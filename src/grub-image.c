@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "diag.h"
 #include "grub-int.h"
 #include "spawn.h"
 
@@ -129,7 +130,7 @@ static int ns_open(const struct root *r, struct image_ns *ns)
 		_cleanup_free_ char *d = root_display(r, in);
 		if (fd < 0) {
 			ns_close(ns);
-			return report(EXIT_SYSTEM, "--regenerate: %s: %s: no directory to mount %s on for the image's GRUB tools", d,
+			return diag_error(EXIT_SYSTEM, "--regenerate: %s: %s: no directory to mount %s on for the image's GRUB tools", d,
 				      fd == -ENOTDIR ? "not a directory (or a symbolic link)" : strerror(-fd), in + 1);
 		}
 		char link[40];
@@ -138,7 +139,7 @@ static int ns_open(const struct root *r, struct image_ns *ns)
 		ssize_t n = readlink(link, buf, sizeof(buf) - 1);
 		if (n <= 0 || buf[0] != '/' || fstat(fd, &st) < 0) {
 			ns_close(ns);
-			return report(EXIT_SYSTEM, "--regenerate: %s: cannot tell where it is", d);
+			return diag_error(EXIT_SYSTEM, "--regenerate: %s: cannot tell where it is", d);
 		}
 		buf[n] = '\0';
 		ns->path[i] = xstrdup(buf);
@@ -176,7 +177,7 @@ int grub_image_preflight(const struct root *r, const char *tool)
 	if (pipe2(pfd, O_CLOEXEC) < 0) {
 		e = -errno;
 		ns_close(&ns);
-		return report(EXIT_SYSTEM, "--regenerate: pipe: %s", strerror(-e));
+		return diag_error(EXIT_SYSTEM, "--regenerate: pipe: %s", strerror(-e));
 	}
 	fflush(stdout);
 	fflush(stderr);
@@ -186,7 +187,7 @@ int grub_image_preflight(const struct root *r, const char *tool)
 		close(pfd[0]);
 		close(pfd[1]);
 		ns_close(&ns);
-		return report(EXIT_SYSTEM, "--regenerate: fork: %s", strerror(e));
+		return diag_error(EXIT_SYSTEM, "--regenerate: fork: %s", strerror(e));
 	}
 	if (pid == 0) {
 		int res[2] = { 0, ns_enter(&ns) };
@@ -220,9 +221,9 @@ int grub_image_preflight(const struct root *r, const char *tool)
 	const char *err = strerror(res[1]);
 	switch (n == (ssize_t)sizeof(res) ? res[0] : STEP_N) {
 	case STEP_UNSHARE:
-		return report(EXIT_SYSTEM, "--regenerate: cannot create a private mount namespace: %s (needs root)", err);
+		return diag_error(EXIT_SYSTEM, "--regenerate: cannot create a private mount namespace: %s (needs root)", err);
 	case STEP_PRIVATE:
-		return report(EXIT_SYSTEM, "--regenerate: cannot make the mounts of the namespace private: %s", err);
+		return diag_error(EXIT_SYSTEM, "--regenerate: cannot make the mounts of the namespace private: %s", err);
 	case STEP_DEV:
 	case STEP_PROC:
 	case STEP_SYS: {
@@ -230,22 +231,22 @@ int grub_image_preflight(const struct root *r, const char *tool)
 		if (res[1] == ESTALE)
 			err = "it changed while being prepared";
 		_cleanup_free_ char *d = root_display(r, mount_dirs[i]);
-		return report(EXIT_SYSTEM, "--regenerate: cannot mount %s on %s: %s", i == 0 ? "the host's /dev" : mount_dirs[i] + 1,
+		return diag_error(EXIT_SYSTEM, "--regenerate: cannot mount %s on %s: %s", i == 0 ? "the host's /dev" : mount_dirs[i] + 1,
 			      d, err);
 	}
 	case STEP_CHROOT:
-		return report(EXIT_SYSTEM, "--regenerate: cannot chroot into %s: %s", r->path, err);
+		return diag_error(EXIT_SYSTEM, "--regenerate: cannot chroot into %s: %s", r->path, err);
 	case STEP_TOOL: {
 		_cleanup_free_ char *d = root_display(r, tool);
-		return report(EXIT_SYSTEM, "--regenerate: %s cannot be run inside the image: %s", d, err);
+		return diag_error(EXIT_SYSTEM, "--regenerate: %s cannot be run inside the image: %s", d, err);
 	}
 	case STEP_INTERP: {
 		_cleanup_free_ char *d = root_display(r, interp);
-		return report(EXIT_SYSTEM, "--regenerate: %s, the interpreter of %s, cannot be run inside the image: %s", d,
+		return diag_error(EXIT_SYSTEM, "--regenerate: %s, the interpreter of %s, cannot be run inside the image: %s", d,
 			      grub_basename(tool), err);
 	}
 	default:
-		return report(EXIT_SYSTEM, "--regenerate: the preparation of %s failed", r->path);
+		return diag_error(EXIT_SYSTEM, "--regenerate: the preparation of %s failed", r->path);
 	}
 }
 

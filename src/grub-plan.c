@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "diag.h"
 #include "grub-int.h"
 #include "plan.h"
 #include "spawn.h"
@@ -33,7 +34,7 @@ int grub_decision(const struct kernel_decision *kd, size_t n, const struct kerne
 		struct grub_tokens t;
 		unsigned bad;
 		if (grub_tokens_parse(s->content, s->len, &t, &bad) < 0)
-			return report(EXIT_BADINPUT, "%s:%u: " GRUB_TOKENS_BAD, s->path, bad);
+			return diag_error(EXIT_BADINPUT, "%s:%u: " GRUB_TOKENS_BAD, s->path, bad);
 		strv_free(&out->add);
 		strv_free(&out->remove);
 		out->add = t.add;
@@ -333,7 +334,7 @@ int grub_preview(const struct root *r, const struct slot_list *l, const struct s
 		size_t n = err ? strlen(err) : 0;
 		while (n > 0 && err[n - 1] == '\n')
 			n--;
-		report_warn("cannot evaluate GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT: %s%s%.*s",
+		diag_warn("cannot evaluate GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT: %s%s%.*s",
 			    e == -EINVAL ? "sourcing the GRUB configuration failed" : strerror(-e), n ? ": " : "",
 			    (int)n, n ? err : "");
 		return 0;
@@ -353,7 +354,7 @@ int grub_preview(const struct root *r, const struct slot_list *l, const struct s
 		free(v[i].lin);
 		free(v[i].def);
 	}
-	return fflush(stdout) == 0 ? 0 : report(EXIT_SYSTEM, "cannot write: %s", strerror(errno));
+	return fflush(stdout) == 0 ? 0 : diag_error(EXIT_SYSTEM, "cannot write: %s", strerror(errno));
 }
 
 /* ---- status: the GRUB variables as written and as the menu gets them ---- */

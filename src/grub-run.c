@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "diag.h"
 #include "grub-int.h"
 #include "spawn.h"
 
@@ -84,8 +85,8 @@ static int tool_failed(const char *what, int rc, const char *output)
 	while (n > 0 && output[n - 1] == '\n')
 		n--;
 	if (rc < 0)
-		return report(EXIT_SYSTEM, "%s: cannot run: %s", what, strerror(-rc));
-	return report(EXIT_SYSTEM, "%s failed (exit status %d)%s%.*s", what, rc, n ? ":\n" : "", (int)n,
+		return diag_error(EXIT_SYSTEM, "%s: cannot run: %s", what, strerror(-rc));
+	return diag_error(EXIT_SYSTEM, "%s failed (exit status %d)%s%.*s", what, rc, n ? ":\n" : "", (int)n,
 		      n ? output : "");
 }
 
@@ -96,18 +97,18 @@ char *grub_kernelopts_block(const struct root *r, const char *path, const char *
 	size_t n;
 	int e = root_read_file(r, path, 64u << 10, &text, &n);
 	if (e < 0) {
-		*err = report(root_error_exit(e), "%s: cannot read: %s", disp, root_strerror(e));
+		*err = diag_error(root_error_exit(e), "%s: cannot read: %s", disp, root_strerror(e));
 		return NULL;
 	}
 	char *out;
 	e = grubenv_set(text, n, "kernelopts", value, &out);
 	if (e == -ENOSPC) {
-		*err = report(EXIT_SYSTEM, "%s: the new kernelopts (%zu bytes) does not fit in the %zu-byte environment block",
+		*err = diag_error(EXIT_SYSTEM, "%s: the new kernelopts (%zu bytes) does not fit in the %zu-byte environment block",
 			      disp, strlen(value), n);
 		return NULL;
 	}
 	if (e < 0) {
-		*err = report(EXIT_SYSTEM, "%s: not a GRUB environment block (no signature, or no padding after a line break)",
+		*err = diag_error(EXIT_SYSTEM, "%s: not a GRUB environment block (no signature, or no padding after a line break)",
 			      disp);
 		return NULL;
 	}
@@ -142,7 +143,7 @@ int grub_regen_preflight(const struct root *r, const struct slot_list *l, const 
 	grub_find_regen(r, &g);
 	int e = 0;
 	if (!g.tool) {
-		e = report(EXIT_SYSTEM, "--regenerate: no GRUB menu with update-grub or grub-mkconfig to regenerate it in %s",
+		e = diag_error(EXIT_SYSTEM, "--regenerate: no GRUB menu with update-grub or grub-mkconfig to regenerate it in %s",
 			   r->live ? "/" : r->path);
 	} else if (!r->live) {
 		e = grub_image_preflight(r, g.tool);
@@ -171,7 +172,7 @@ int grub_after_commit(const struct root *r, const struct policy *p, const struct
 	enum tristate want = p ? p->regenerate : TRI_AUTO;
 	if (mode == GRUB_REGEN_POLICY && !r->live && want == TRI_YES) {
 		const struct origin *o = &p->regenerate_origin;
-		report_warn("%s%s%u: regenerate = yes is ignored with --root (no program of the image runs unless asked "
+		diag_warn("%s%s%u: regenerate = yes is ignored with --root (no program of the image runs unless asked "
 			    "on the command line): use apply --regenerate",
 			    o->file ? o->file : "", o->file ? ":" : "", o->line);
 	}
@@ -181,7 +182,7 @@ int grub_after_commit(const struct root *r, const struct policy *p, const struct
 			log_verbose("GRUB menu not regenerated (%s): run %s",
 				    mode == GRUB_REGEN_NEVER ? "--no-regenerate" : "regenerate = no", how);
 		else
-			report_warn("GRUB menu not regenerated in %s (--root): run %s inside it, or apply --regenerate", r->path,
+			diag_warn("GRUB menu not regenerated in %s (--root): run %s inside it, or apply --regenerate", r->path,
 				    how);
 		grub_regen_free(&g);
 		return 0;

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "diag.h"
 #include "grub.h"
 
 #define JOURNAL_VERSION 1
@@ -345,27 +346,27 @@ int journal_load(const struct root *r, struct journal *j)
 	if (fd == -ENOENT)
 		return 0;
 	if (fd == -EISDIR || fd == -EINVAL)
-		return report(EXIT_BADINPUT, "%s: corrupt journal: not a regular file", disp);
+		return diag_error(EXIT_BADINPUT, "%s: corrupt journal: not a regular file", disp);
 	if (fd < 0)
-		return report(root_error_exit(fd), "%s: cannot read: %s", disp, root_strerror(fd));
+		return diag_error(root_error_exit(fd), "%s: cannot read: %s", disp, root_strerror(fd));
 	/* revert writes what the journal says: only one that nobody but root
 	 * (or the user running the tool) could have written is trusted */
 	struct stat st;
 	if (fstat(fd, &st) < 0)
-		return report(EXIT_SYSTEM, "%s: %s", disp, strerror(errno));
+		return diag_error(EXIT_SYSTEM, "%s: %s", disp, strerror(errno));
 	if (st.st_uid != 0 && st.st_uid != geteuid())
-		return report(EXIT_BADINPUT, "%s: unsafe journal: owned by uid %u, not by root", disp,
+		return diag_error(EXIT_BADINPUT, "%s: unsafe journal: owned by uid %u, not by root", disp,
 			      (unsigned)st.st_uid);
 	if (st.st_mode & (S_IWGRP | S_IWOTH))
-		return report(EXIT_BADINPUT, "%s: unsafe journal: writable by %s (mode %04o)", disp,
+		return diag_error(EXIT_BADINPUT, "%s: unsafe journal: writable by %s (mode %04o)", disp,
 			      (st.st_mode & S_IWOTH) ? "others" : "group", (unsigned)(st.st_mode & 07777));
 	int ret = read_fd_all(fd, MAX_INPUT_FILE, &text, &len);
 	if (ret == -EISDIR || ret == -EINVAL)
-		return report(EXIT_BADINPUT, "%s: corrupt journal: not a regular file", disp);
+		return diag_error(EXIT_BADINPUT, "%s: corrupt journal: not a regular file", disp);
 	if (ret == -EFBIG)
-		return report(EXIT_BADINPUT, "%s: corrupt journal: too large", disp);
+		return diag_error(EXIT_BADINPUT, "%s: corrupt journal: too large", disp);
 	if (ret < 0)
-		return report(root_error_exit(ret), "%s: cannot read: %s", disp, root_strerror(ret));
+		return diag_error(root_error_exit(ret), "%s: cannot read: %s", disp, root_strerror(ret));
 
 	json_tokener *tok = json_tokener_new();
 	if (!tok)
@@ -381,7 +382,7 @@ int journal_load(const struct root *r, struct journal *j)
 	json_object_put(root);
 	if (why) {
 		journal_free(j);
-		return report(EXIT_BADINPUT, "%s: corrupt journal: %s", disp, why);
+		return diag_error(EXIT_BADINPUT, "%s: corrupt journal: %s", disp, why);
 	}
 	return 0;
 }
@@ -419,13 +420,13 @@ static int lock_open_take(const struct root *r, bool create)
 		if (dfd == -ENOENT) {
 			_cleanup_close_ int rootfd = root_openat(r, "/", O_RDONLY | O_DIRECTORY, 0);
 			if (rootfd < 0)
-				return report(EXIT_SYSTEM, "%s: cannot open the root: %s", disp, strerror(-rootfd));
+				return diag_error(EXIT_SYSTEM, "%s: cannot open the root: %s", disp, strerror(-rootfd));
 			if (mkdirat(rootfd, &LOCK_DIR[1], 0755) < 0 && errno != EEXIST)
-				return report(EXIT_SYSTEM, "%s: cannot create the directory: %s", disp, strerror(errno));
+				return diag_error(EXIT_SYSTEM, "%s: cannot create the directory: %s", disp, strerror(errno));
 			dfd = root_openat(r, LOCK_DIR, O_PATH | O_DIRECTORY, 0);
 		}
 		if (dfd < 0)
-			return report(EXIT_SYSTEM, "%s: cannot open the directory: %s", disp, strerror(-dfd));
+			return diag_error(EXIT_SYSTEM, "%s: cannot open the directory: %s", disp, strerror(-dfd));
 		close(dfd);
 	}
 
@@ -433,11 +434,11 @@ static int lock_open_take(const struct root *r, bool create)
 	if (fd < 0 && !create && (fd == -ENOENT || fd == -EROFS || fd == -EACCES))
 		return -ENOENT;
 	if (fd < 0)
-		return report(EXIT_SYSTEM, "%s: cannot open the lock: %s", disp, strerror(-fd));
+		return diag_error(EXIT_SYSTEM, "%s: cannot open the lock: %s", disp, strerror(-fd));
 	struct stat st;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return report(EXIT_SYSTEM, "%s: the lock is not a regular file", disp);
+		return diag_error(EXIT_SYSTEM, "%s: the lock is not a regular file", disp);
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
 		test_hold();
@@ -446,7 +447,7 @@ static int lock_open_take(const struct root *r, bool create)
 	if (errno != EWOULDBLOCK) {
 		int e = errno;
 		close(fd);
-		return report(EXIT_SYSTEM, "%s: cannot take the lock: %s", disp, strerror(e));
+		return diag_error(EXIT_SYSTEM, "%s: cannot take the lock: %s", disp, strerror(e));
 	}
 	if (log_verbosity >= 0) {
 		fprintf(stderr, "%s: waiting for the lock held by another memcg-policy (%s)\n", program_name, disp);
@@ -457,7 +458,7 @@ static int lock_open_take(const struct root *r, bool create)
 			continue;
 		int e = errno;
 		close(fd);
-		return report(EXIT_SYSTEM, "%s: cannot take the lock: %s", disp, strerror(e));
+		return diag_error(EXIT_SYSTEM, "%s: cannot take the lock: %s", disp, strerror(e));
 	}
 	test_hold();
 	return fd;

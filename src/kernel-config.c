@@ -2,6 +2,7 @@
  * config files of DESIGN section 3, else the IKCONFIG block of the kernel
  * image or of configs.ko (ikconfig.h), else the policy's [kernel GLOB]
  * default=. Every file is opened through rootfs.h. */
+#include "diag.h"
 #include "kernels.h"
 #include "ikconfig.h"
 #include "policy.h"
@@ -64,14 +65,14 @@ static int read_whole(const struct root *r, const char *path, const char *disp, 
 	if (errno_is_absent(fd))
 		return 1;
 	if (fd < 0)
-		return report(root_error_exit(fd), "%s: %s", disp, root_strerror(fd));
+		return diag_error(root_error_exit(fd), "%s: %s", disp, root_strerror(fd));
 	int rc = read_fd_all(fd, MAX_INPUT_FILE, raw, raw_len);
 	if (rc == -EISDIR || rc == -EINVAL)
-		return report(EXIT_BADINPUT, "%s: not a regular file", disp);
+		return diag_error(EXIT_BADINPUT, "%s: not a regular file", disp);
 	if (rc == -EFBIG)
-		return report(EXIT_BADINPUT, "%s: larger than %u MiB", disp, MAX_INPUT_FILE >> 20);
+		return diag_error(EXIT_BADINPUT, "%s: larger than %u MiB", disp, MAX_INPUT_FILE >> 20);
 	if (rc < 0)
-		return report(EXIT_SYSTEM, "%s: %s", disp, strerror(-rc));
+		return diag_error(EXIT_SYSTEM, "%s: %s", disp, strerror(-rc));
 	return 0;
 }
 
@@ -81,8 +82,8 @@ static int parse_text(struct kernel *k, const char *text, size_t len, const char
 	int rc = kconfig_parse(text, len, k->version, &k->kc, &line);
 	if (rc < 0) {
 		if (line)
-			return report(EXIT_BADINPUT, "%s:%u: not a kernel config", disp, line);
-		return report(EXIT_BADINPUT, "%s: not a kernel config", disp);
+			return diag_error(EXIT_BADINPUT, "%s:%u: not a kernel config", disp, line);
+		return diag_error(EXIT_BADINPUT, "%s: not a kernel config", disp);
 	}
 	return 0;
 }
@@ -100,12 +101,12 @@ static int read_config(const struct root *r, struct kernel *k, const char *path,
 	size_t len = 0;
 	rc = kconfig_inflate(raw, raw_len, MAX_INPUT_FILE, &text, &len);
 	if (rc == -EBADMSG)
-		return report(EXIT_BADINPUT, "%s: corrupt gzip data", disp);
+		return diag_error(EXIT_BADINPUT, "%s: corrupt gzip data", disp);
 	if (rc == -EFBIG)
-		return report(EXIT_BADINPUT, "%s: larger than %u MiB after decompression", disp,
+		return diag_error(EXIT_BADINPUT, "%s: larger than %u MiB after decompression", disp,
 			      MAX_INPUT_FILE >> 20);
 	if (rc < 0)
-		return report(EXIT_SYSTEM, "%s: %s", disp, strerror(-rc));
+		return diag_error(EXIT_SYSTEM, "%s: %s", disp, strerror(-rc));
 	free(TAKE_PTR(raw));
 	return parse_text(k, text, len, disp);
 }
@@ -240,7 +241,7 @@ void kernels_apply_policy(struct kernel_list *l, const struct policy *p)
 			continue;
 		const struct policy_kernel_section *sec = policy_kernel_default(p, k->version);
 		if (!sec) {
-			report(EXIT_BADINPUT,
+			diag_error(EXIT_BADINPUT,
 						 "no kernel config for %s (looked in %s); a [kernel GLOB] section "
 						 "with default= can decide it without one",
 						 k->version, k->config_looked ? k->config_looked : "");

@@ -16,6 +16,7 @@
  * inflating /proc/config.gz. It is read once, for the running kernel only,
  * and the reading stops at the first module symbol. */
 #include "kernels.h"
+#include "diag.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -168,7 +169,7 @@ static int collect_names(const struct root *r, const char *dir, const char *pref
 		return 0;
 	if (n < 0) {
 		_cleanup_free_ char *disp = root_display(r, dir);
-		return report(root_error_exit(n), "%s: %s", disp, root_strerror(n));
+		return diag_error(root_error_exit(n), "%s: %s", disp, root_strerror(n));
 	}
 	for (int i = 0; i < n; i++) {
 		const char *v = names[i];
@@ -356,12 +357,12 @@ int kernels_load(const struct root *r, const char *only, struct kernel_list *out
 {
 	memset(out, 0, sizeof(*out));
 	if (only && !release_name_ok(only))
-		return report(EXIT_USAGE, "not a kernel release: %s", only);
+		return diag_error(EXIT_USAGE, "not a kernel release: %s", only);
 
 	if (r->live) {
 		struct utsname u;
 		if (uname(&u) < 0)
-			return report(EXIT_SYSTEM, "uname: %s", strerror(errno));
+			return diag_error(EXIT_SYSTEM, "uname: %s", strerror(errno));
 		out->running_release = xstrdup(u.release);
 	}
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "context.h"
+#include "diag.h"
 #include "report.h"
 #include "util.h"
 
@@ -163,8 +164,11 @@ static bool wants_help(int argc, char **argv)
 	return false;
 }
 
+/* At exit: diagnostics not yet printed (an exit from elsewhere), then the
+ * check that standard output was written. */
 static void close_stdout(void)
 {
+	diag_print();
 	bool json_ok = json_output_end();
 	if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0 || !json_ok) {
 		fprintf(stderr, "%s: write error on standard output\n", program_name);
@@ -199,6 +203,7 @@ int main(int argc, char **argv)
 				json_report_fallback(&ctx, NULL, EXIT_USAGE);
 				return EXIT_USAGE;
 			}
+			diag_print();
 			usage(stderr);
 			return EXIT_USAGE;
 		}
@@ -208,7 +213,8 @@ int main(int argc, char **argv)
 		return EXIT_SYSTEM;
 	}
 	if (optind >= argc) {
-		report(EXIT_USAGE, "no command given");
+		diag_error(EXIT_USAGE, "no command given");
+		diag_print();
 		if (!ctx.json)
 			usage(stderr);
 		json_report_fallback(&ctx, NULL, EXIT_USAGE);
@@ -219,7 +225,7 @@ int main(int argc, char **argv)
 		if (streq(argv[optind], commands[i].name))
 			cmd = &commands[i];
 	if (!cmd) {
-		report(EXIT_USAGE, "unknown command '%s' (see --help)", argv[optind]);
+		diag_error(EXIT_USAGE, "unknown command '%s' (see --help)", argv[optind]);
 		json_report_fallback(&ctx, NULL, EXIT_USAGE);
 		return EXIT_USAGE;
 	}
@@ -239,19 +245,19 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (ctx.root_path && !*ctx.root_path) {
-		report(EXIT_USAGE, "--root needs a directory");
+		diag_error(EXIT_USAGE, "--root needs a directory");
 		json_report_fallback(&ctx, cmd->name, EXIT_USAGE);
 		return EXIT_USAGE;
 	}
 	if (ctx.root_path) {
 		int r = root_open(&ctx.root, ctx.root_path);
 		if (r < 0) {
-			report(EXIT_USAGE, "%s: cannot open root: %s", ctx.root_path, strerror(-r));
+			diag_error(EXIT_USAGE, "%s: cannot open root: %s", ctx.root_path, strerror(-r));
 			json_report_fallback(&ctx, cmd->name, EXIT_USAGE);
 			return EXIT_USAGE;
 		}
 	} else if (root_open(&ctx.root, NULL) < 0) {
-		report(EXIT_SYSTEM, "/: %s", strerror(errno));
+		diag_error(EXIT_SYSTEM, "/: %s", strerror(errno));
 		json_report_fallback(&ctx, cmd->name, EXIT_SYSTEM);
 		return EXIT_SYSTEM;
 	}
@@ -259,5 +265,7 @@ int main(int argc, char **argv)
 	int rc = cmd->fn(&ctx, sub_argc, sub_argv);
 	json_report_fallback(&ctx, cmd->name, rc);
 	context_free(&ctx);
+	/* the command layer's edge: what the stages recorded, printed once */
+	diag_print();
 	return rc;
 }

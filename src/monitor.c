@@ -4,20 +4,11 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "diag.h"
 #include "report.h"
 #include "rootfs.h"
 #include "txn.h"
 #include "util.h"
-
-static char *first_error;
-
-static void keep_first(bool warning, const char *msg)
-{
-	if (!warning && !first_error)
-		first_error = xstrdup(msg);
-}
-
-void monitor_capture_errors(void) { log_sink = keep_first; }
 
 enum plugin_status plugin_status_of(int check_exit)
 {
@@ -52,10 +43,9 @@ void print_plugin_line(const struct context *ctx, const struct evaluation *ev, i
 	enum plugin_status st = plugin_status_of(check_exit);
 	printf("MEMCG-POLICY %s - ", status_names[st]);
 	if (!ev || !ev->def) {
-		put_clean(first_error ? first_error : "the check could not run (see the messages on stderr)");
+		const struct diagnostic *d = diag_first_error();
+		put_clean(d ? d->message : "the check could not run (see the messages on stderr)");
 		putchar('\n');
-		free(first_error);
-		first_error = NULL;
 		return;
 	}
 	struct next_boot nb;

@@ -13,11 +13,9 @@ enum plugin_status { PLUGIN_OK = 0, PLUGIN_WARNING = 1, PLUGIN_CRITICAL = 2, PLU
  * WARNING, 1 (drift) CRITICAL, anything else UNKNOWN. */
 enum plugin_status plugin_status_of(int check_exit);
 
-/* Collects the first error message (for the UNKNOWN line) from now on. */
-void monitor_capture_errors(void);
-
 /* The one status line, "MEMCG-POLICY OK - ...", with performance data.
- * ev is NULL when the evaluation failed. */
+ * ev is NULL when the evaluation failed: the line then gives the first
+ * error recorded (diag.h). */
 void print_plugin_line(const struct context *ctx, const struct evaluation *ev, int check_exit);
 
 /* The textfile metrics (Prometheus text format 0.0.4). ev NULL: only the

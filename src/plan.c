@@ -3,6 +3,7 @@
 #include "plan.h"
 
 #include "cmdline.h"
+#include "diag.h"
 #include "grub.h"
 #include "util.h"
 
@@ -66,7 +67,7 @@ static int check_slot_line(const struct slot *s, const struct slot_change *c, co
 	if (old) {
 		_cleanup_free_ char *bad = cmdline_edit_refused(old, strlen(old), &c->d->remove);
 		if (bad)
-			return report(EXIT_BADINPUT,
+			return diag_error(EXIT_BADINPUT,
 				      "%s: cannot take memory out of the list in '%s' without changing how the kernel "
 				      "reads its other items; edit it by hand", s->path, bad);
 	}
@@ -79,11 +80,11 @@ static int check_slot_line(const struct slot *s, const struct slot_change *c, co
 	_cleanup_free_ char *new = slot_cmdline(&t);
 	size_t ol = old ? strlen(old) : 0, nl = new ? strlen(new) : 0;
 	if (nl > size - 1 && nl > ol)
-		return report(EXIT_BADINPUT,
+		return diag_error(EXIT_BADINPUT,
 			      "%s: the command line would be %zu bytes, over the %zu a %s kernel keeps "
 			      "(COMMAND_LINE_SIZE %zu): not changed", s->path, nl, size - 1, k->kc.arch, size);
 	if (ol > size - 1)
-		report_warn("%s: the command line is %zu bytes, longer than the %zu a %s kernel keeps "
+		diag_warn("%s: the command line is %zu bytes, longer than the %zu a %s kernel keeps "
 			    "(COMMAND_LINE_SIZE %zu): its end is lost at boot", s->path, ol, size - 1, k->kc.arch, size);
 	return 0;
 }
@@ -160,7 +161,7 @@ int evaluate(struct context *ctx, const char *only, struct evaluation *ev)
 		return r;
 	struct kernel *defk = kernels_default(&ctx->kernels);
 	if (!defk)
-		return report(EXIT_BADINPUT, "no kernel found");
+		return diag_error(EXIT_BADINPUT, "no kernel found");
 	r = slots_find(&ctx->root, &ctx->policy, defk->version, &ev->slots);
 	if (r < 0)
 		return r;

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "diag.h"
 #include "kconfig.h"
 #include "util.h"
 
@@ -628,9 +629,9 @@ static int parse_pass(struct parse_ctx *c)
 {
 	int r = ini_parse_stream(policy_reader, c, policy_handler, c);
 	if (r == -2)
-		return report(EXIT_SYSTEM, "%s: out of memory while parsing", c->file);
+		return diag_error(EXIT_SYSTEM, "%s: out of memory while parsing", c->file);
 	if (r < 0) /* cannot happen with a stream */
-		return report(EXIT_SYSTEM, "%s: the policy parser failed (%d)", c->file, r);
+		return diag_error(EXIT_SYSTEM, "%s: the policy parser failed (%d)", c->file, r);
 	/* Every line inih could object to was checked by the reader first;
 	 * should it still find an error, the first one is reported. */
 	if (r > 0 && (!c->err_line || (unsigned)r < c->err_line)) {
@@ -640,7 +641,7 @@ static int parse_pass(struct parse_ctx *c)
 	}
 	if (c->err_line) {
 		last_error_line = c->err_line;
-		return report(EXIT_BADINPUT, "%s:%u: %s", c->file, c->err_line, c->err_msg);
+		return diag_error(EXIT_BADINPUT, "%s:%u: %s", c->file, c->err_line, c->err_msg);
 	}
 	return 0;
 }
@@ -741,24 +742,24 @@ static int load_fd(struct policy *p, int fd_in, const char *display)
 	struct stat st;
 	if (fstat(fd, &st) < 0) {
 		int e = errno;
-		return report(EXIT_SYSTEM, "%s: cannot stat policy file: %s", display, strerror(e));
+		return diag_error(EXIT_SYSTEM, "%s: cannot stat policy file: %s", display, strerror(e));
 	}
 	if (!S_ISREG(st.st_mode))
-		return report(EXIT_BADINPUT, "%s: unsafe policy file: not a regular file", display);
+		return diag_error(EXIT_BADINPUT, "%s: unsafe policy file: not a regular file", display);
 	if (st.st_uid != 0 && st.st_uid != getuid())
-		return report(EXIT_BADINPUT, "%s: unsafe policy file: owned by uid %u, not by root or the invoking user",
+		return diag_error(EXIT_BADINPUT, "%s: unsafe policy file: owned by uid %u, not by root or the invoking user",
 			      display, (unsigned)st.st_uid);
 	if (st.st_mode & (S_IWGRP | S_IWOTH))
-		return report(EXIT_BADINPUT, "%s: unsafe policy file: writable by %s (mode %04o)", display,
+		return diag_error(EXIT_BADINPUT, "%s: unsafe policy file: writable by %s (mode %04o)", display,
 			      (st.st_mode & S_IWOTH) ? "others" : "group", (unsigned)(st.st_mode & 07777));
 
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
 	int r = read_fd_all(fd, MAX_INPUT_FILE, &text, &len);
 	if (r == -EFBIG)
-		return report(EXIT_BADINPUT, "%s: policy file too large", display);
+		return diag_error(EXIT_BADINPUT, "%s: policy file too large", display);
 	if (r < 0)
-		return report(EXIT_SYSTEM, "%s: cannot read policy file: %s", display, strerror(-r));
+		return diag_error(EXIT_SYSTEM, "%s: cannot read policy file: %s", display, strerror(-r));
 	return policy_load_buffer(p, text, len, display);
 }
 
@@ -770,9 +771,9 @@ static int load_root_file(const struct root *r, const char *path, struct policy 
 	if (fd == -ENOENT)
 		return 0;
 	if (fd == -EINVAL || fd == -EISDIR)
-		return report(EXIT_BADINPUT, "%s: unsafe policy file: not a regular file", display);
+		return diag_error(EXIT_BADINPUT, "%s: unsafe policy file: not a regular file", display);
 	if (fd < 0)
-		return report(root_error_exit(fd), "%s: cannot open policy file: %s", display, root_strerror(fd));
+		return diag_error(root_error_exit(fd), "%s: cannot open policy file: %s", display, root_strerror(fd));
 	log_verbose("reading policy %s", display);
 	return load_fd(p, fd, display);
 }
@@ -785,11 +786,11 @@ static int load_root_file(const struct root *r, const char *path, struct policy 
 static int check_dir_st(const struct stat *st, const char *display, bool listed)
 {
 	if (st->st_uid != 0 && st->st_uid != getuid())
-		return report(EXIT_BADINPUT,
+		return diag_error(EXIT_BADINPUT,
 			      "%s: unsafe policy directory: owned by uid %u, not by root or the invoking user", display,
 			      (unsigned)st->st_uid);
 	if ((st->st_mode & (S_IWGRP | S_IWOTH)) && (listed || !(st->st_mode & S_ISVTX)))
-		return report(EXIT_BADINPUT, "%s: unsafe policy directory: writable by %s (mode %04o)", display,
+		return diag_error(EXIT_BADINPUT, "%s: unsafe policy directory: writable by %s (mode %04o)", display,
 			      (st->st_mode & S_IWOTH) ? "others" : "group", (unsigned)(st->st_mode & 07777));
 	return 0;
 }
@@ -810,12 +811,12 @@ static int check_root_dirs(const struct root *r, const char *dir, bool listed)
 		if (fd == -ENOENT || fd == -ENOTDIR)
 			return 0;
 		if (fd < 0)
-			return report(root_error_exit(fd), "%s: cannot open policy directory: %s", display,
+			return diag_error(root_error_exit(fd), "%s: cannot open policy directory: %s", display,
 				      root_strerror(fd));
 		struct stat st;
 		if (fstat(fd, &st) < 0) {
 			int e = errno;
-			return report(EXIT_SYSTEM, "%s: %s", display, strerror(e));
+			return diag_error(EXIT_SYSTEM, "%s: %s", display, strerror(e));
 		}
 		int rc = check_dir_st(&st, display, listed && end == len);
 		if (rc < 0)
@@ -832,19 +833,19 @@ int policy_check_host_dirs(const char *file)
 	if (!slash) {
 		dir = getcwd(NULL, 0);
 		if (!dir)
-			return report(EXIT_SYSTEM, "%s: cannot find the current directory: %s", file, strerror(errno));
+			return diag_error(EXIT_SYSTEM, "%s: cannot find the current directory: %s", file, strerror(errno));
 	} else {
 		*slash = '\0';
 		dir = xstrdup(*copy ? copy : "/");
 	}
 	char *real = realpath(dir, NULL);
 	if (!real)
-		return report(EXIT_BADINPUT, "%s: cannot open policy directory: %s", dir, strerror(errno));
+		return diag_error(EXIT_BADINPUT, "%s: cannot open policy directory: %s", dir, strerror(errno));
 	struct root host;
 	int r = root_open(&host, NULL);
 	if (r < 0) {
 		free(real);
-		return report(EXIT_SYSTEM, "/: %s", strerror(-r));
+		return diag_error(EXIT_SYSTEM, "/: %s", strerror(-r));
 	}
 	r = check_root_dirs(&host, real, false);
 	root_close(&host);
@@ -864,7 +865,7 @@ static int load_root_dir(const struct root *r, const char *dir, struct policy *p
 		return 0;
 	if (n < 0) {
 		_cleanup_free_ char *display = root_display(r, dir);
-		return report(root_error_exit(n), "%s: cannot list policy directory: %s", display, root_strerror(n));
+		return diag_error(root_error_exit(n), "%s: cannot list policy directory: %s", display, root_strerror(n));
 	}
 	int ret = 0;
 	for (int i = 0; i < n && ret == 0; i++) {
@@ -883,7 +884,7 @@ int policy_load(const struct root *r, const char *config_file, struct policy *p)
 		int fd = open(config_file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 		if (fd < 0) {
 			int e = errno;
-			return report(EXIT_BADINPUT, "%s: cannot open policy file: %s", config_file, strerror(e));
+			return diag_error(EXIT_BADINPUT, "%s: cannot open policy file: %s", config_file, strerror(e));
 		}
 		int rc = policy_check_host_dirs(config_file);
 		if (rc < 0) {

@@ -1,7 +1,6 @@
 /* report-json.c - the --json output, see report.h. */
 #include "report.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,57 +8,27 @@
 
 #include <json-c/json.h>
 
+#include "diag.h"
 #include "util.h"
 
 static FILE *json_out;      /* the real stdout, with --json */
 static bool emitted;        /* the one object is out */
-static struct json_object *diag_errors, *diag_warnings;
 static char *root_prefix;   /* "ROOT/" with --root: file names inside it become "/..." */
 
-/* "FILE:LINE: text" -> file and line where the message has them */
-static struct json_object *diagnostic(const char *msg)
+/* One diagnostic as the contract has it: message, file (inside the root),
+ * line. */
+static struct json_object *diagnostic_json(const char *message, const char *file, unsigned line)
 {
 	struct json_object *d = json_object_new_object();
-	json_object_object_add(d, "message", json_object_new_string(msg));
-	const char *file_end = NULL;
-	long line = 0;
-	for (const char *p = msg; (p = strchr(p, ':')) != NULL; p++) {
-		const char *q = p + 1;
-		if (!isdigit((unsigned char)*q))
-			continue;
-		char *end;
-		errno = 0;
-		long v = strtol(q, &end, 10);
-		if (errno == 0 && end[0] == ':' && end[1] == ' ' && v > 0 && p > msg) {
-			file_end = p;
-			line = v;
-			break;
-		}
-	}
-	struct json_object *file = NULL;
-	if (file_end) {
-		_cleanup_free_ char *f = xstrndup(msg, (size_t)(file_end - msg));
-		if (root_prefix && startswith(f, root_prefix))
-			file = json_object_new_string_len(f + strlen(root_prefix) - 1, (int)(strlen(f) - strlen(root_prefix) + 1));
-		else
-			file = json_object_new_string(f);
-	}
-	json_object_object_add(d, "file", file);
-	json_object_object_add(d, "line", file_end ? json_object_new_int64(line) : NULL);
+	json_object_object_add(d, "message", json_object_new_string(message));
+	struct json_object *f = NULL;
+	if (file && root_prefix && startswith(file, root_prefix))
+		f = json_object_new_string(file + strlen(root_prefix) - 1);
+	else if (file)
+		f = json_object_new_string(file);
+	json_object_object_add(d, "file", f);
+	json_object_object_add(d, "line", file ? json_object_new_int64(line) : NULL);
 	return d;
-}
-
-static bool demote;
-
-void json_errors_as_warnings(bool on) { demote = on; }
-
-static void collect(bool warning, const char *msg)
-{
-	warning = warning || demote;
-	struct json_object **a = warning ? &diag_warnings : &diag_errors;
-	if (!*a)
-		*a = json_object_new_array();
-	json_object_array_add(*a, diagnostic(msg));
 }
 
 int json_output_begin(const char *root_path)
@@ -87,7 +56,6 @@ int json_output_begin(const char *root_path)
 		close(fd);
 		return -e;
 	}
-	log_sink = collect;
 	return 0;
 }
 
@@ -100,12 +68,8 @@ bool json_output_end(void)
 	bool ok = fflush(json_out) == 0 && !ferror(json_out);
 	ok = fclose(json_out) == 0 && ok;
 	json_out = NULL;
-	log_sink = NULL;
-	json_object_put(diag_errors);
-	json_object_put(diag_warnings);
 	free(root_prefix);
 	root_prefix = NULL;
-	diag_errors = diag_warnings = NULL;
 	return ok;
 }
 
@@ -360,14 +324,19 @@ int json_report_emit(struct json_object *o, int exit_code)
 		return exit_code;
 	}
 	json_object_object_add(o, "exit_code", json_object_new_int(exit_code));
-	json_object_object_add(o, "errors", diag_errors ? json_object_get(diag_errors) : json_object_new_array());
-	json_object_object_add(o, "warnings",
-			       diag_warnings ? json_object_get(diag_warnings) : json_object_new_array());
-	struct json_object *errs;
+	struct json_object *errs = json_object_new_array(), *warns = json_object_new_array();
+	for (size_t i = 0; i < diag_count(); i++) {
+		const struct diagnostic *d = diag_at(i);
+		json_object_array_add(d->level == DIAG_ERROR ? errs : warns,
+				      diagnostic_json(d->message, d->file, d->line));
+	}
 	if (exit_code != EXIT_OK && exit_code != EXIT_DRIFT && exit_code != EXIT_REBOOT &&
-	    json_object_object_get_ex(o, "errors", &errs) && json_object_array_length(errs) == 0)
-		json_object_array_add(errs, diagnostic(exit_code == EXIT_USAGE ? "usage error (see --help)"
-										 : "failed (see the messages on stderr)"));
+	    json_object_array_length(errs) == 0)
+		json_object_array_add(errs, diagnostic_json(exit_code == EXIT_USAGE ? "usage error (see --help)"
+										    : "failed (see the messages on stderr)",
+							    NULL, 0));
+	json_object_object_add(o, "errors", errs);
+	json_object_object_add(o, "warnings", warns);
 	print_json(o);
 	json_object_put(o);
 	return exit_code;

@@ -6,8 +6,8 @@
  * With --json, main calls json_output_begin() before the command runs: the
  * real standard output is kept for the object, and file descriptor 1 points
  * at /dev/null, so neither text of the tool nor of a program it runs (the
- * root's update-grub) can reach it. Messages still go to stderr, and are
- * collected for the object's "errors" and "warnings". */
+ * root's update-grub) can reach it. Diagnostics (diag.h) still go to
+ * stderr, and are the object's "errors" and "warnings". */
 #pragma once
 
 #include <stdbool.h>
@@ -37,11 +37,6 @@ void json_report_evaluation(struct json_object *o, const struct context *ctx, co
  * added and removed (NULL: none). */
 void json_report_file(struct json_object *o, const char *path, const char *action, const struct strv *added,
 		      const struct strv *removed);
-/* Errors collected from now on are warnings of the object: for a look
- * after the work is done (revert's view of the policy), whose failure does
- * not fail the run. json_errors_as_warnings(false) ends it. */
-void json_errors_as_warnings(bool on);
-
 /* Replaces the value of a key (v owned; NULL sets null). */
 void json_report_set(struct json_object *o, const char *key, struct json_object *v);
 /* Prints the object with exit_code, errors and warnings, once; frees it.

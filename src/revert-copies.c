@@ -12,6 +12,7 @@
  * the machine id. A copy gets the same token-level undo as the file it
  * came from; an entry with the tool's tokens whose options are anything
  * else is the admin's and is left as it is, with a warning. */
+#include "diag.h"
 #include "revert.h"
 
 #include <stdio.h>
@@ -108,7 +109,7 @@ int revert_copies(struct context *ctx, const struct journal *j, bool dry_run, st
 	if (r < 0) {
 		/* the revert of the journal's files goes on: a boot file that
 		 * cannot be read only keeps its copies from being looked at */
-		report_warn("the boot entries written from " KCMDLINE_PATH " were not looked at (see above)");
+		diag_warn("the boot entries written from " KCMDLINE_PATH " were not looked at (see above)");
 		strv_free(&journaled);
 		return 0;
 	}
@@ -123,7 +124,7 @@ int revert_copies(struct context *ctx, const struct journal *j, bool dry_run, st
 			continue;
 		_cleanup_free_ char *disp = root_display(&ctx->root, s->path);
 		if (!wline || !same_tokens(wline, opts)) {
-			report_warn("%s has the tool's arguments, but its options are not those the tool wrote to "
+			diag_warn("%s has the tool's arguments, but its options are not those the tool wrote to "
 				    KCMDLINE_PATH ": left as it is", disp);
 			continue;
 		}

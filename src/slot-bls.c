@@ -8,6 +8,7 @@
  * unless the joined line already has them. Every other byte of the file
  * stays as it was. */
 #include "cmdline.h"
+#include "diag.h"
 #include "slot-kinds.h"
 
 #include <ctype.h>
@@ -218,7 +219,7 @@ static int entry_slot(const struct root *r, const struct policy *p, const struct
 		return e;
 	if (!text) {
 		_cleanup_free_ char *disp = root_display(r, path);
-		report_warn("%s: dangling symbolic link, skipped", disp);
+		diag_warn("%s: dangling symbolic link, skipped", disp);
 		return 0;
 	}
 	_cleanup_free_ char *disp = root_display(r, path);
@@ -292,7 +293,7 @@ int bls_entry_check(const char *disp, const char *text, size_t len)
 		for (size_t k = 0; k < vl; k++)
 			quotes += v[k] == '"';
 		if (quotes % 2 && i != last)
-			return report(EXIT_BADINPUT,
+			return diag_error(EXIT_BADINPUT,
 				      "%s:%zu: a quote opened in this options line runs on into the next one "
 				      "(the lines are joined): cannot edit the entry safely",
 				      disp, i + 1);
@@ -329,7 +330,7 @@ static int bls_find_in(const struct root *r, const struct policy *p, const struc
 			int n = root_list_dir(r, dir, ".conf", &names);
 			if (n < 0) {
 				_cleanup_free_ char *disp = root_display(r, dir);
-				return report(root_error_exit(n), "%s: cannot list: %s", disp, root_strerror(n));
+				return diag_error(root_error_exit(n), "%s: cannot list: %s", disp, root_strerror(n));
 			}
 			int e = 0;
 			for (int i = 0; i < n && e >= 0; i++) {
@@ -348,7 +349,7 @@ static int bls_find_in(const struct root *r, const struct policy *p, const struc
 			int n = root_list_dir(r, dir, NULL, &names);
 			if (n < 0) {
 				_cleanup_free_ char *disp = root_display(r, dir);
-				return report(root_error_exit(n), "%s: cannot list: %s", disp, root_strerror(n));
+				return diag_error(root_error_exit(n), "%s: cannot list: %s", disp, root_strerror(n));
 			}
 			for (int i = 0; i < n; i++) {
 				if (!is_efi_name(names[i]))

@@ -16,6 +16,7 @@
  * are checked against the decisions, and regenerated after a change.
  *
  * Detection reads the root only; editing and verification are pure. */
+#include "diag.h"
 #include "grub.h"
 
 #include <errno.h>
@@ -290,7 +291,7 @@ static int detect(const struct root *r, const struct policy *p, struct detect *d
 		int e = root_read_file(r, dt->mkconfig, MAX_SCRIPT, &text, &len);
 		if (e < 0 && e != -EFBIG) {
 			_cleanup_free_ char *d = root_display(r, dt->mkconfig);
-			return report(root_error_exit(e), "%s: cannot read: %s", d, root_strerror(e));
+			return diag_error(root_error_exit(e), "%s: cannot read: %s", d, root_strerror(e));
 		}
 		/* Debian's loop: for x in ${sysconfdir}/default/grub.d/ *.cfg (no space) */
 		dt->dropin_support = e == 0 && memmem(text, len, "/default/grub.d/*.cfg", 21) != NULL;
@@ -381,7 +382,7 @@ int grub_slots_find(const struct root *r, const struct policy *p, struct slot_li
 		e = root_read_file(r, grubenvs[i], 64u << 10, &text, &len);
 		if (e < 0) {
 			_cleanup_free_ char *d = root_display(r, grubenvs[i]);
-			e = report(root_error_exit(e), "%s: cannot read: %s", d, root_strerror(e));
+			e = diag_error(root_error_exit(e), "%s: cannot read: %s", d, root_strerror(e));
 			goto out;
 		}
 		char *v = grubenv_get(text, len, "kernelopts");
@@ -406,7 +407,7 @@ int grub_slots_find(const struct root *r, const struct policy *p, struct slot_li
 		e = root_read_file(r, grub_menus[i], MAX_INPUT_FILE, &s->content, &s->len);
 		if (e < 0) {
 			_cleanup_free_ char *d = root_display(r, grub_menus[i]);
-			e = report(root_error_exit(e), "%s: cannot read: %s", d, root_strerror(e));
+			e = diag_error(root_error_exit(e), "%s: cannot read: %s", d, root_strerror(e));
 			grub_regen_free(&g);
 			goto out;
 		}

@@ -10,6 +10,7 @@
  * reads, so that the next boot has it without waiting for that update.
  * Both get the same tokens at their end, so the hook's next cmdline.txt
  * is the one the tool wrote. */
+#include "diag.h"
 #include "slot-kinds.h"
 
 #include <stdio.h>
@@ -28,7 +29,7 @@ static int check_one_line(const struct root *r, const char *path, const char *te
 		}
 		if (line > 1 && !strchr(" \t\r\v\f", text[i])) {
 			_cleanup_free_ char *disp = root_display(r, path);
-			return report(EXIT_BADINPUT, "%s:%u: more than one line (the command line must be one line)",
+			return diag_error(EXIT_BADINPUT, "%s:%u: more than one line (the command line must be one line)",
 				      disp, line);
 		}
 	}

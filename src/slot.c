@@ -3,6 +3,7 @@
  * slot-rpi.c and (GRUB) slot-grub.c. */
 #include "slot.h"
 #include "cmdline.h"
+#include "diag.h"
 #include "find-boot.h"
 #include "grub.h"
 #include "slot-kinds.h"
@@ -91,18 +92,18 @@ int slot_read_text(const struct root *r, const char *path, char **out, size_t *l
 	if (e == -ENOENT)
 		return 0;
 	if (e < 0)
-		return report(root_error_exit(e), "%s: %s", disp, root_strerror(e));
+		return diag_error(root_error_exit(e), "%s: %s", disp, root_strerror(e));
 	if (!S_ISREG(st.st_mode))
-		return report(EXIT_BADINPUT, "%s: not a regular file", disp);
+		return diag_error(EXIT_BADINPUT, "%s: not a regular file", disp);
 	char *text;
 	size_t n;
 	e = root_read_file(r, path, MAX_INPUT_FILE, &text, &n);
 	if (e == -EFBIG)
-		return report(EXIT_BADINPUT, "%s: larger than %u bytes", disp, MAX_INPUT_FILE);
+		return diag_error(EXIT_BADINPUT, "%s: larger than %u bytes", disp, MAX_INPUT_FILE);
 	if (e == -EINVAL || e == -EISDIR)
-		return report(EXIT_BADINPUT, "%s: not a regular file", disp);
+		return diag_error(EXIT_BADINPUT, "%s: not a regular file", disp);
 	if (e < 0)
-		return report(root_error_exit(e), "%s: cannot read: %s", disp, root_strerror(e));
+		return diag_error(root_error_exit(e), "%s: cannot read: %s", disp, root_strerror(e));
 	e = slot_text_check(disp, text, n);
 	if (e < 0) {
 		free(text);
@@ -119,10 +120,10 @@ int slot_text_check(const char *disp, const char *text, size_t n)
 	size_t start = 0;
 	for (size_t i = 0; i <= n; i++) {
 		if (i < n && text[i] == '\0')
-			return report(EXIT_BADINPUT, "%s:%u: NUL byte", disp, line);
+			return diag_error(EXIT_BADINPUT, "%s:%u: NUL byte", disp, line);
 		if (i == n || text[i] == '\n') {
 			if (i - start > MAX_BOOT_LINE)
-				return report(EXIT_BADINPUT, "%s:%u: line longer than %u bytes", disp, line,
+				return diag_error(EXIT_BADINPUT, "%s:%u: line longer than %u bytes", disp, line,
 					      MAX_BOOT_LINE);
 			line++;
 			start = i + 1;

@@ -8,6 +8,7 @@
  * close-on-exec pipe, so that "could not start" (-errno) is not confused
  * with a program that exits 127. */
 #include "spawn.h"
+#include "diag.h"
 #include "util.h"
 
 #include <errno.h>
@@ -275,7 +276,7 @@ int print_unified_diff(const char *path, const char *old, size_t old_len, const 
 	if (old) {
 		int fd = memfd_with("memcg-policy-old", old, old_len);
 		if (fd < 0) {
-			ret = report(EXIT_SYSTEM, "cannot create a memory file: %s", strerror(-fd));
+			ret = diag_error(EXIT_SYSTEM, "cannot create a memory file: %s", strerror(-fd));
 			goto out;
 		}
 		snprintf(name_a, sizeof(name_a), "/dev/fd/%d", 3 + nfd);
@@ -285,7 +286,7 @@ int print_unified_diff(const char *path, const char *old, size_t old_len, const 
 	if (new_content) {
 		int fd = memfd_with("memcg-policy-new", new_content, new_len);
 		if (fd < 0) {
-			ret = report(EXIT_SYSTEM, "cannot create a memory file: %s", strerror(-fd));
+			ret = diag_error(EXIT_SYSTEM, "cannot create a memory file: %s", strerror(-fd));
 			goto out;
 		}
 		snprintf(name_b, sizeof(name_b), "/dev/fd/%d", 3 + nfd);
@@ -295,15 +296,15 @@ int print_unified_diff(const char *path, const char *old, size_t old_len, const 
 	const char *argv[] = {"diff", "-u", "--label", label_a, "--label", label_b, file_a, file_b, NULL};
 	int r = spawn_run(argv, NULL, NULL, fds, &output);
 	if (r < 0) {
-		ret = report(EXIT_SYSTEM, "cannot run diff: %s", strerror(-r));
+		ret = diag_error(EXIT_SYSTEM, "cannot run diff: %s", strerror(-r));
 	} else if (r == 0 || r == 1) {
 		fputs(output ? output : "", stdout);
-		ret = fflush(stdout) == 0 ? 0 : report(EXIT_SYSTEM, "cannot write the diff: %s", strerror(errno));
+		ret = fflush(stdout) == 0 ? 0 : diag_error(EXIT_SYSTEM, "cannot write the diff: %s", strerror(errno));
 	} else {
 		size_t l = strlen(output);
 		while (l > 0 && output[l - 1] == '\n')
 			l--;
-		ret = report(EXIT_SYSTEM, "diff failed (exit %d)%s%.*s", r, l ? ": " : "", (int)l, output);
+		ret = diag_error(EXIT_SYSTEM, "diff failed (exit %d)%s%.*s", r, l ? ": " : "", (int)l, output);
 	}
 out:
 	for (int i = 0; i < nfd; i++)

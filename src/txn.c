@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "diag.h"
 #include "extent.h"
 
 #ifndef EXFAT_SUPER_MAGIC
@@ -371,7 +372,7 @@ static void dir_clean(const struct txn *t, struct txn_dir *d)
 		if (twin) {
 			_cleanup_free_ char *path = path_join(d->path, tmps.v[i]);
 			_cleanup_free_ char *disp = root_display(t->root, path);
-			report_warn("%s: a temporary file left by an interrupted run shares its data with %s (a rename "
+			diag_warn("%s: a temporary file left by an interrupted run shares its data with %s (a rename "
 				    "cut short on FAT): left in place; check the file system (fsck.fat)",
 				    esc(disp), esc(twin));
 			continue;
@@ -477,18 +478,18 @@ static int prepare(struct txn *t, struct txn_file *f)
 		_cleanup_free_ char *dirpath = NULL, *name = NULL;
 		split_path(cur, &dirpath, &name);
 		if (!*name || streq(name, ".") || streq(name, ".."))
-			return report(EXIT_BADINPUT, "%s: not a regular file", disp);
+			return diag_error(EXIT_BADINPUT, "%s: not a regular file", disp);
 		int r = 0;
 		struct txn_dir *d = dir_get(t, dirpath, f->data != NULL, &r);
 		if (!d) {
 			if (!f->data && (r == -ENOENT || r == -ENOTDIR))
 				return 0; /* deleting what is not there */
-			return report(root_error_exit(r), "%s: cannot open the directory: %s", disp, root_strerror(r));
+			return diag_error(root_error_exit(r), "%s: cannot open the directory: %s", disp, root_strerror(r));
 		}
 		struct stat st;
 		if (fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			if (errno != ENOENT)
-				return report(EXIT_SYSTEM, "%s: %s", disp, strerror(errno));
+				return diag_error(EXIT_SYSTEM, "%s: %s", disp, strerror(errno));
 			f->dir = d;
 			f->dirfd = d->fd;
 			f->name = TAKE_PTR(name);
@@ -500,29 +501,29 @@ static int prepare(struct txn *t, struct txn_file *f)
 			if (links >= MAX_SYMLINKS)
 				errno = ELOOP;
 			if (n < 0)
-				return report(EXIT_SYSTEM, "%s: %s", disp, strerror(errno));
+				return diag_error(EXIT_SYSTEM, "%s: %s", disp, strerror(errno));
 			target[n] = '\0';
 			free(cur);
 			cur = target[0] == '/' ? xstrdup(target) : path_join(dirpath, target);
 			continue;
 		}
 		if (!S_ISREG(st.st_mode))
-			return report(EXIT_BADINPUT, "%s: not a regular file", disp);
+			return diag_error(EXIT_BADINPUT, "%s: not a regular file", disp);
 		_cleanup_close_ int fd = openat(d->fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 		if (fd < 0)
-			return report(EXIT_SYSTEM, "%s: cannot open: %s", disp, strerror(errno));
+			return diag_error(EXIT_SYSTEM, "%s: cannot open: %s", disp, strerror(errno));
 		f->old_st = xmalloc(sizeof(*f->old_st));
 		if (fstat(fd, f->old_st) < 0)
-			return report(EXIT_SYSTEM, "%s: %s", disp, strerror(errno));
+			return diag_error(EXIT_SYSTEM, "%s: %s", disp, strerror(errno));
 		if (!S_ISREG(f->old_st->st_mode))
-			return report(EXIT_BADINPUT, "%s: not a regular file", disp);
+			return diag_error(EXIT_BADINPUT, "%s: not a regular file", disp);
 		r = read_fd_all(fd, MAX_INPUT_FILE, &f->old, &f->old_len);
 		if (r < 0)
-			return report(EXIT_SYSTEM, "%s: cannot read: %s", disp, strerror(-r));
+			return diag_error(EXIT_SYSTEM, "%s: cannot read: %s", disp, strerror(-r));
 		f->old_xattrs = xmalloc(sizeof(*f->old_xattrs));
 		r = xattrs_read(fd, f->old_xattrs);
 		if (r < 0)
-			return report(EXIT_SYSTEM, "%s: cannot read its extended attributes: %s", disp, strerror(-r));
+			return diag_error(EXIT_SYSTEM, "%s: cannot read its extended attributes: %s", disp, strerror(-r));
 		f->existed = true;
 		f->dir = d;
 		f->dirfd = d->fd;
@@ -590,7 +591,7 @@ static void rollback(struct txn *t)
 			r = unlinkat(f->dirfd, f->name, 0) < 0 ? -errno : 0;
 		if (r < 0) {
 			_cleanup_free_ char *disp = root_display(t->root, f->path);
-			report_warn("%s: could not put the old file back: %s", disp, strerror(-r));
+			diag_warn("%s: could not put the old file back: %s", disp, strerror(-r));
 		}
 		f->renamed = false;
 		f->dir->touched = true;
@@ -611,7 +612,7 @@ static void rollback(struct txn *t)
 static int fail(struct txn *t, const char *path, const char *what, int err)
 {
 	_cleanup_free_ char *disp = root_display(t->root, path);
-	int r = report(EXIT_SYSTEM, "%s: %s: %s", disp, what, strerror(err));
+	int r = diag_error(EXIT_SYSTEM, "%s: %s: %s", disp, what, strerror(err));
 	rollback(t);
 	return r;
 }
@@ -783,11 +784,11 @@ int write_host_file_atomic(const char *path, const char *text, size_t len, mode_
 		dir = xstrdup(".");
 	}
 	if (!*name)
-		return report(EXIT_USAGE, "%s: not a file name", path);
+		return diag_error(EXIT_USAGE, "%s: not a file name", path);
 	struct root r;
 	int e = root_open(&r, dir);
 	if (e < 0)
-		return report(EXIT_SYSTEM, "%s: %s", dir, strerror(-e));
+		return diag_error(EXIT_SYSTEM, "%s: %s", dir, strerror(-e));
 	_cleanup_free_ char *p = xasprintf("/%s", name);
 	e = write_file_atomic(&r, p, text, len, mode);
 	root_close(&r);

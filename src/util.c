@@ -214,11 +214,6 @@ int parse_size(const char *s, unsigned long long *out)
 	return 0;
 }
 
-void (*log_sink)(bool warning, const char *msg);
-
-/* "memcg-policy: [prefix]message\n" on stderr; errors and warnings also go
- * to log_sink where one is set */
-enum log_level { LOG_ERROR, LOG_WARNING, LOG_VERBOSE };
 /* Length of the UTF-8 sequence at s (at most n bytes) if it is a valid
  * one of a printable character (C1 controls U+0080..U+009F are not), else
  * 0. */
@@ -282,49 +277,20 @@ const char *esc(const char *text)
 	return ring[i];
 }
 
-static void vlog(enum log_level level, const char *prefix, const char *fmt, va_list ap) _printf_(3, 0);
-static void vlog(enum log_level level, const char *prefix, const char *fmt, va_list ap)
-{
-	char *msg = NULL;
-	if (vasprintf(&msg, fmt, ap) < 0 || !msg) {
-		fprintf(stderr, "%s: %sout of memory\n", program_name, prefix);
-		return;
-	}
-	/* names from a root (file names, kernel releases) may hold control
-	 * bytes: the terminal gets them escaped, --json the text as it is */
-	char *shown = text_escape(msg);
-	fprintf(stderr, "%s: %s%s\n", program_name, prefix, shown);
-	free(shown);
-	if (log_sink && level != LOG_VERBOSE)
-		log_sink(level == LOG_WARNING, msg);
-	free(msg);
-}
-
-int report(int code, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vlog(LOG_ERROR, "", fmt, ap);
-	va_end(ap);
-	return -code;
-}
-
-void report_warn(const char *fmt, ...)
-{
-	if (log_verbosity < 0)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vlog(LOG_WARNING, "warning: ", fmt, ap);
-	va_end(ap);
-}
-
 void log_verbose(const char *fmt, ...)
 {
 	if (log_verbosity < 1)
 		return;
+	char *msg = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	vlog(LOG_VERBOSE, "", fmt, ap);
+	int r = vasprintf(&msg, fmt, ap);
 	va_end(ap);
+	if (r < 0 || !msg)
+		return;
+	/* names from a root may hold control bytes: escaped for the terminal */
+	char *shown = text_escape(msg);
+	fprintf(stderr, "%s: %s\n", program_name, shown);
+	free(shown);
+	free(msg);
 }

@@ -1,6 +1,6 @@
 /* util.h - small helpers shared by every module: ownership macros, checked
- * allocation, a growable string buffer, string vectors, error reporting and
- * the exit codes of the command-line contract. */
+ * allocation, a growable string buffer, string vectors, verbose logging and
+ * the exit codes of the command-line contract (errors: diag.h). */
 #pragma once
 
 #include <stdarg.h>
@@ -85,17 +85,9 @@ static inline bool streq(const char *a, const char *b) { return strcmp(a, b) == 
  * 1024). Returns 0 or -1 on a bad value. */
 int parse_size(const char *s, unsigned long long *out);
 
-/* Reporting. Every message goes to stderr as "memcg-policy: ...".
- * report() prints an error and returns -code, so callers write
- *     return report(EXIT_BADINPUT, "%s:%u: bad value", file, line);
- * report_warn() prints "memcg-policy: warning: ...". log_verbose() prints
- * only with -v. */
+/* Verbose progress (-v only), straight to stderr; errors and warnings are
+ * diagnostics (diag.h). */
 extern int log_verbosity; /* 0 normal, -1 quiet (-q), 1 verbose (-v) */
-int report(int code, const char *fmt, ...) _printf_(2, 3);
-void report_warn(const char *fmt, ...) _printf_(1, 2);
 void log_verbose(const char *fmt, ...) _printf_(1, 2);
 
 extern const char *program_name;
-/* Where set (--json), also gets every error and warning message (without
- * the "memcg-policy: " prefix). */
-extern void (*log_sink)(bool warning, const char *msg);

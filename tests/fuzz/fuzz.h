@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag.h"
 #include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -52,6 +53,9 @@ static inline void fuzz_capture_begin(struct fuzz_capture *c)
 /* Returns the collected text (owned by c until fuzz_capture_free). */
 static inline const char *fuzz_capture_end(struct fuzz_capture *c)
 {
+	/* as the command layer does: what the code recorded, printed once */
+	diag_print();
+	diag_reset();
 	if (stderr != c->saved) {
 		fclose(stderr);
 		stderr = c->saved;

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "diag.h"
 #include "rootfs.h"
 #include "util.h"
 
@@ -53,6 +54,9 @@ static inline void err_begin(void)
 
 static inline char *err_end(void)
 {
+	/* as the command layer does: what the code recorded, printed once */
+	diag_print();
+	diag_reset();
 	fflush(stderr);
 	dup2(test_saved_stderr, 2);
 	close(test_saved_stderr);

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "diag.h"
 #include "kconfig.h"
 #include "policy.h"
 #include "test.h"
@@ -34,6 +35,9 @@ static void capture_start(void)
 
 static char *capture_end(void)
 {
+	/* as the command layer does: what the code recorded, printed once */
+	diag_print();
+	diag_reset();
 	fflush(stderr);
 	dup2(saved_stderr, 2);
 	close(saved_stderr);

@@ -554,6 +554,7 @@ TEST(txn_readonly_target)
 		txn_add(&t, "/boot/loader/entries/a.conf", "options root=/dev/sda1 x\n", 25, 0);
 		txn_add(&t, "/etc/kernel/cmdline", "root=/dev/sda1 x\n", 17, 0);
 		int ret = txn_commit(&t);
+		diag_print(); /* as the command layer does before it exits */
 		_exit(ret < 0 ? -ret : 0);
 	}
 	int status = 0;
