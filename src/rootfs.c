@@ -57,7 +57,12 @@ char *path_join(const char *a, const char *b)
 		la--;
 	while (*b == '/')
 		b++;
-	return xasprintf("%.*s/%s", (int)la, a, b);
+	size_t lb = strlen(b);
+	char *p = xmalloc(la + 1 + lb + 1);
+	memcpy(p, a, la);
+	p[la] = '/';
+	memcpy(p + la + 1, b, lb + 1);
+	return p;
 }
 
 /* The fallback walk: resolves one component at a time with O_NOFOLLOW,
