@@ -57,8 +57,11 @@ $(BUILD)/%.o: src/%.c src/*.h | $(BUILD)
 # sqrt of a variance (never negative): the instruction, no call into libm
 $(BUILD)/bench-run.o: ALL_CFLAGS += -fno-math-errno
 
+# the unit tests make their gzip fixtures with zlib's deflate
+UNIT_LIBS  = $(LIBS) $(shell $(PKG_CONFIG) --libs zlib)
+
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/test.h $(LIB_OBJS) | $(BUILD)/tests
-	$(CC) $(ALL_CFLAGS) -Isrc -o $@ $< $(LIB_OBJS) $(LDFLAGS) $(LIBS)
+	$(CC) $(ALL_CFLAGS) -Isrc -o $@ $< $(LIB_OBJS) $(LDFLAGS) $(UNIT_LIBS)
 
 $(BUILD) $(BUILD)/tests:
 	mkdir -p $@
