@@ -36,7 +36,7 @@ $(FUZZ_BUILD)/obj/%.o: src/%.c src/*.h $(BUILD)/gen/dropin.h
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 $(FUZZ_BUILD)/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/*.h $(FUZZ_OBJS)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(PKG_LIBS) -lpthread -lm
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(PKG_LIBS) $(shell $(PKG_CONFIG) --libs zlib) -lpthread -lm
 
 fuzz-build: $(FUZZ_BINS)
 

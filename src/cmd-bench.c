@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
+#include "jsonc.h"
 
 #include "bench-pft.h"
 #include "bench-run.h"

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <json-c/json.h>
+#include "jsonc.h"
 
 #include "diag.h"
 #include "grub.h"

@@ -13,7 +13,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include <json-c/json.h>
+#include "jsonc.h"
 
 #include "cmdline.h"
 #include "diag.h"

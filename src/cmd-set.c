@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <json-c/json.h>
+#include "jsonc.h"
 
 #include "diag.h"
 #include "journal.h"

@@ -4,6 +4,7 @@
  * kernel's payload is followed by other bytes (the 4-byte size the kernel's
  * build appends, the rest of a zImage). */
 #include "decompress.h"
+#include "dynlib.h"
 #include "util.h"
 
 #include <bzlib.h>
@@ -13,7 +14,6 @@
 #include <lzma.h>
 #include <lzo/lzo1x.h>
 #include <stdint.h>
-#include <zlib.h>
 #include <zstd.h>
 
 #define CHUNK ((size_t)256 << 10)
@@ -71,36 +71,17 @@ enum comp_format comp_detect(const unsigned char *p, size_t len)
 
 /* ---- libraries loaded on first use --------------------------------------- */
 
-/* Loads soname and its n symbols into slots; state: 0 not tried, 1 loaded,
- * -1 failed. */
-static bool lib_load(int *state, const char *soname, const char *const *names, void **slots, size_t n)
-{
-	if (*state == 0) {
-		*state = -1;
-		void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-		if (!h) {
-			log_verbose("%s: %s", soname, dlerror());
-			return false;
-		}
-		size_t i = 0;
-		while (i < n && (slots[i] = dlsym(h, names[i])))
-			i++;
-		if (i < n) {
-			log_verbose("%s: no symbol %s", soname, names[i]);
-			return false;
-		}
-		*state = 1;
-	}
-	return *state > 0;
-}
+static struct {
+	int state;
+	struct zlib_fns fn;
+} zlib;
 
-#define LIB_LOAD(api, soname, ...)                                                              \
-	({                                                                                           \
-		static const char *const names_[] = { __VA_ARGS__ };                                    \
-		_Static_assert(sizeof(names_) / sizeof(names_[0]) == sizeof((api).fn) / sizeof(void *), \
-			       "one name per function");                                               \
-		lib_load(&(api).state, soname, names_, (void **)&(api).fn, ARRAY_SIZE(names_));        \
-	})
+const struct zlib_fns *zlib_fns(void)
+{
+	if (!DYNLIB_LOAD(zlib, "libz.so.1", "inflateInit2_", "inflate", "inflateEnd", "inflateReset"))
+		return NULL;
+	return &zlib.fn;
+}
 
 static struct {
 	int state;
@@ -169,8 +150,11 @@ static int emit(struct out *o, const unsigned char *buf, size_t n)
 
 static int run_gzip(const unsigned char *in, size_t len, struct out *o, unsigned char *buf)
 {
+	const struct zlib_fns *z = zlib_fns();
+	if (!z)
+		return -ENOPKG;
 	z_stream zs = {0};
-	if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)
+	if (ZLIB_INFLATE_INIT2(z, &zs, 16 + MAX_WBITS) != Z_OK)
 		return -ENOMEM;
 	zs.next_in = (Bytef *)(uintptr_t)in;
 	zs.avail_in = len > UINT32_MAX ? UINT32_MAX : (uInt)len;
@@ -178,24 +162,24 @@ static int run_gzip(const unsigned char *in, size_t len, struct out *o, unsigned
 	for (;;) {
 		zs.next_out = buf;
 		zs.avail_out = (uInt)CHUNK;
-		int z = inflate(&zs, Z_NO_FLUSH);
+		int zr = z->inflate(&zs, Z_NO_FLUSH);
 		r = emit(o, buf, CHUNK - zs.avail_out);
 		if (r)
 			break;
-		if (z == Z_STREAM_END)
+		if (zr == Z_STREAM_END)
 			break;
-		if (z == Z_OK)
+		if (zr == Z_OK)
 			continue;
-		r = z == Z_MEM_ERROR ? -ENOMEM : -EBADMSG; /* truncated, corrupt */
+		r = zr == Z_MEM_ERROR ? -ENOMEM : -EBADMSG; /* truncated, corrupt */
 		break;
 	}
-	inflateEnd(&zs);
+	z->inflate_end(&zs);
 	return r;
 }
 
 static int run_xz(enum comp_format f, const unsigned char *in, size_t len, struct out *o, unsigned char *buf)
 {
-	if (!LIB_LOAD(xzlib, "liblzma.so.5", "lzma_stream_decoder", "lzma_alone_decoder", "lzma_code", "lzma_end"))
+	if (!DYNLIB_LOAD(xzlib, "liblzma.so.5", "lzma_stream_decoder", "lzma_alone_decoder", "lzma_code", "lzma_end"))
 		return -ENOPKG;
 	lzma_stream s = LZMA_STREAM_INIT;
 	lzma_ret z = f == COMP_XZ ? xzlib.fn.stream_decoder(&s, UINT64_MAX, 0)
@@ -223,7 +207,7 @@ static int run_xz(enum comp_format f, const unsigned char *in, size_t len, struc
 
 static int run_zstd(const unsigned char *in, size_t len, struct out *o, unsigned char *buf)
 {
-	if (!LIB_LOAD(zstdlib, "libzstd.so.1", "ZSTD_createDStream", "ZSTD_freeDStream",
+	if (!DYNLIB_LOAD(zstdlib, "libzstd.so.1", "ZSTD_createDStream", "ZSTD_freeDStream",
 		      "ZSTD_decompressStream", "ZSTD_isError"))
 		return -ENOPKG;
 	ZSTD_DStream *ds = zstdlib.fn.create();
@@ -259,7 +243,7 @@ static int run_zstd(const unsigned char *in, size_t len, struct out *o, unsigned
  * size (the kernel's build appends the uncompressed size). */
 static int run_lz4(const unsigned char *in, size_t len, struct out *o)
 {
-	if (!LIB_LOAD(lz4lib, "liblz4.so.1", "LZ4_decompress_safe"))
+	if (!DYNLIB_LOAD(lz4lib, "liblz4.so.1", "LZ4_decompress_safe"))
 		return -ENOPKG;
 	_cleanup_free_ unsigned char *block = xmalloc(LZ4_LEGACY_BLOCK);
 	size_t pos = 4, blocks = 0;
@@ -290,7 +274,7 @@ static int run_lz4(const unsigned char *in, size_t len, struct out *o)
 
 static int run_bzip2(const unsigned char *in, size_t len, struct out *o, unsigned char *buf)
 {
-	if (!LIB_LOAD(bz2lib, "libbz2.so.1.0", "BZ2_bzDecompressInit", "BZ2_bzDecompress", "BZ2_bzDecompressEnd"))
+	if (!DYNLIB_LOAD(bz2lib, "libbz2.so.1.0", "BZ2_bzDecompressInit", "BZ2_bzDecompress", "BZ2_bzDecompressEnd"))
 		return -ENOPKG;
 	bz_stream s = {0};
 	if (bz2lib.fn.init(&s, 0, 0) != BZ_OK)
@@ -356,7 +340,7 @@ static unsigned take_be16(struct cursor *c)
 
 static int run_lzo(const unsigned char *in, size_t len, struct out *o)
 {
-	if (!LIB_LOAD(lzolib, "liblzo2.so.2", "__lzo_init_v2", "lzo1x_decompress_safe"))
+	if (!DYNLIB_LOAD(lzolib, "liblzo2.so.2", "__lzo_init_v2", "lzo1x_decompress_safe"))
 		return -ENOPKG;
 	if (lzolib.fn.init(LZO_VERSION, (int)sizeof(short), (int)sizeof(int), (int)sizeof(long),
 			   (int)sizeof(lzo_uint32_t), (int)sizeof(lzo_uint), (int)lzo_sizeof_dict_t,

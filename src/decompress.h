@@ -6,6 +6,8 @@
  * plain config files pay nothing for them. */
 #pragma once
 
+#include <zlib.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -44,3 +46,14 @@ int decompress_stream(enum comp_format f, const unsigned char *in, size_t len, s
  * bytes). Same return values, without 1. */
 int decompress_buffer(enum comp_format f, const unsigned char *in, size_t len, size_t max,
 		      char **out, size_t *out_len);
+
+/* zlib, loaded on first use (dynlib.h); NULL when it cannot be. */
+struct zlib_fns {
+	int (*inflate_init2)(z_streamp strm, int window_bits, const char *version, int stream_size);
+	int (*inflate)(z_streamp strm, int flush);
+	int (*inflate_end)(z_streamp strm);
+	int (*inflate_reset)(z_streamp strm);
+};
+const struct zlib_fns *zlib_fns(void);
+/* inflateInit2() through it */
+#define ZLIB_INFLATE_INIT2(z, strm, bits) ((z)->inflate_init2((strm), (bits), ZLIB_VERSION, (int)sizeof(z_stream)))

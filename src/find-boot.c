@@ -1,6 +1,7 @@
 /* find-boot.c - $BOOT: the ESP and XBOOTLDR, verified as bootctl does,
  * see find-boot.h */
 #include "find-boot.h"
+#include "dynlib.h"
 #include "slot.h"
 
 #include <blkid.h>
@@ -111,12 +112,32 @@ static char *devnode(dev_t dev)
 	return node;
 }
 
+/* libblkid, loaded when a partition is first probed (dynlib.h) */
+static struct {
+	int state;
+	struct {
+		__typeof__(&blkid_new_probe_from_filename) new_probe_from_filename;
+		__typeof__(&blkid_free_probe) free_probe;
+		__typeof__(&blkid_probe_enable_superblocks) enable_superblocks;
+		__typeof__(&blkid_probe_set_superblocks_flags) set_superblocks_flags;
+		__typeof__(&blkid_probe_enable_partitions) enable_partitions;
+		__typeof__(&blkid_probe_set_partitions_flags) set_partitions_flags;
+		__typeof__(&blkid_do_safeprobe) do_safeprobe;
+		__typeof__(&blkid_probe_lookup_value) lookup_value;
+	} fn;
+} blkid;
+
 static char *probe_partition(dev_t dev, bool want_vfat, const char *gpt_type, const char *mbr_type,
 			     const char *what)
 {
+	if (!DYNLIB_LOAD(blkid, "libblkid.so.1", "blkid_new_probe_from_filename", "blkid_free_probe",
+			 "blkid_probe_enable_superblocks", "blkid_probe_set_superblocks_flags",
+			 "blkid_probe_enable_partitions", "blkid_probe_set_partitions_flags", "blkid_do_safeprobe",
+			 "blkid_probe_lookup_value"))
+		return xstrdup("cannot probe: libblkid.so.1 cannot be loaded");
 	_cleanup_free_ char *node = devnode(dev);
 	errno = 0;
-	blkid_probe b = blkid_new_probe_from_filename(node);
+	blkid_probe b = blkid.fn.new_probe_from_filename(node);
 	if (!b) {
 		if (errno == EACCES || errno == EPERM)
 			return xstrdup("cannot probe (not root?)");
@@ -124,12 +145,12 @@ static char *probe_partition(dev_t dev, bool want_vfat, const char *gpt_type, co
 	}
 	char *why = NULL;
 	const char *v = NULL;
-	blkid_probe_enable_superblocks(b, 1);
-	blkid_probe_set_superblocks_flags(b, BLKID_SUBLKS_TYPE);
-	blkid_probe_enable_partitions(b, 1);
-	blkid_probe_set_partitions_flags(b, BLKID_PARTS_ENTRY_DETAILS);
+	blkid.fn.enable_superblocks(b, 1);
+	blkid.fn.set_superblocks_flags(b, BLKID_SUBLKS_TYPE);
+	blkid.fn.enable_partitions(b, 1);
+	blkid.fn.set_partitions_flags(b, BLKID_PARTS_ENTRY_DETAILS);
 	errno = 0;
-	int rc = blkid_do_safeprobe(b);
+	int rc = blkid.fn.do_safeprobe(b);
 	if (rc == -2) {
 		why = xasprintf("%s: ambiguous probe result", node);
 		goto out;
@@ -139,7 +160,7 @@ static char *probe_partition(dev_t dev, bool want_vfat, const char *gpt_type, co
 		goto out;
 	}
 	if (want_vfat) {
-		if (rc == 1 || blkid_probe_lookup_value(b, "TYPE", &v, NULL) != 0) {
+		if (rc == 1 || blkid.fn.lookup_value(b, "TYPE", &v, NULL) != 0) {
 			why = xstrdup("no file system found on its device");
 			goto out;
 		}
@@ -148,7 +169,7 @@ static char *probe_partition(dev_t dev, bool want_vfat, const char *gpt_type, co
 			goto out;
 		}
 	}
-	if (blkid_probe_lookup_value(b, "PART_ENTRY_SCHEME", &v, NULL) != 0) {
+	if (blkid.fn.lookup_value(b, "PART_ENTRY_SCHEME", &v, NULL) != 0) {
 		why = xasprintf("%s is not a partition", node);
 		goto out;
 	}
@@ -161,14 +182,14 @@ static char *probe_partition(dev_t dev, bool want_vfat, const char *gpt_type, co
 		why = xasprintf("partition table %s is neither GPT nor MBR", v);
 		goto out;
 	}
-	if (blkid_probe_lookup_value(b, "PART_ENTRY_TYPE", &v, NULL) != 0) {
+	if (blkid.fn.lookup_value(b, "PART_ENTRY_TYPE", &v, NULL) != 0) {
 		why = xasprintf("cannot read the partition type of %s", node);
 		goto out;
 	}
 	if (strcasecmp(v, want) != 0)
 		why = xasprintf("partition type %s is not %s", v, what);
 out:
-	blkid_free_probe(b);
+	blkid.fn.free_probe(b);
 	return why;
 }
 

@@ -15,7 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <json-c/json.h>
+#include "jsonc.h"
 #include <stdio.h>
 #include <sys/file.h>
 #include <sys/stat.h>

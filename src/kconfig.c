@@ -1,12 +1,12 @@
 /* kconfig.c - a kernel's .config turned into the facts of DESIGN section 1.
  * Pure: works on buffers only (see kconfig.h). */
 #include "kconfig.h"
+#include "decompress.h"
 #include "util.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
-#include <zlib.h>
 
 /* ---- gzip ---------------------------------------------------------------- */
 
@@ -20,8 +20,11 @@ static bool is_gzip(const char *data, size_t len)
  * ignored, as gzip(1) does with trailing garbage. */
 static int inflate_gzip(const char *data, size_t len, size_t max, char **out, size_t *out_len)
 {
+	const struct zlib_fns *zl = zlib_fns();
+	if (!zl)
+		return -ENOPKG;
 	z_stream zs = {0};
-	if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)
+	if (ZLIB_INFLATE_INIT2(zl, &zs, 16 + MAX_WBITS) != Z_OK)
 		return -ENOMEM;
 
 	/* room for one byte past max: producing it means "too large" */
@@ -53,7 +56,7 @@ static int inflate_gzip(const char *data, size_t len, size_t max, char **out, si
 		zs.avail_in = in_chunk;
 		zs.next_out = (Bytef *)(buf + used);
 		zs.avail_out = out_chunk;
-		int z = inflate(&zs, Z_NO_FLUSH);
+		int z = zl->inflate(&zs, Z_NO_FLUSH);
 		used += out_chunk - zs.avail_out;
 		in += in_chunk - zs.avail_in;
 		in_left -= in_chunk - zs.avail_in;
@@ -69,7 +72,7 @@ static int inflate_gzip(const char *data, size_t len, size_t max, char **out, si
 		}
 		/* end of a member (its CRC and length checked by zlib) */
 		if (in_left >= 2 && in[0] == 0x1f && in[1] == 0x8b) {
-			if (inflateReset(&zs) != Z_OK) {
+			if (zl->inflate_reset(&zs) != Z_OK) {
 				r = -EBADMSG;
 				break;
 			}
@@ -79,7 +82,7 @@ static int inflate_gzip(const char *data, size_t len, size_t max, char **out, si
 			r = -EFBIG;
 		break;
 	}
-	inflateEnd(&zs);
+	zl->inflate_end(&zs);
 	if (r < 0) {
 		free(buf);
 		return r;

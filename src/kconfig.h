@@ -52,7 +52,8 @@ struct kconfig_facts {
 };
 
 /* Inflates gzip data (magic 1f 8b) into a new buffer, or copies plain text.
- * Returns 0, -EBADMSG for corrupt or truncated gzip, -EFBIG past max bytes. */
+ * Returns 0, -EBADMSG for corrupt or truncated gzip, -EFBIG past max bytes,
+ * -ENOPKG when zlib cannot be loaded. */
 int kconfig_inflate(const char *data, size_t len, size_t max, char **out, size_t *out_len);
 
 /* Parses config text. release is the kernel release ("6.6.51+rpt-rpi-v8"),

@@ -61,18 +61,15 @@ static bool errno_is_absent(int e)
  * *raw (NUL-terminated), or a negative exit code (printed). */
 static int read_whole(const struct root *r, const char *path, const char *disp, char **raw, size_t *raw_len)
 {
-	_cleanup_close_ int fd = root_openat(r, path, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
-	if (errno_is_absent(fd))
+	int rc = root_read_file(r, path, MAX_INPUT_FILE, raw, raw_len);
+	if (errno_is_absent(rc))
 		return 1;
-	if (fd < 0)
-		return diag_error(root_error_exit(fd), "%s: %s", disp, root_strerror(fd));
-	int rc = read_fd_all(fd, MAX_INPUT_FILE, raw, raw_len);
 	if (rc == -EISDIR || rc == -EINVAL)
 		return diag_error(EXIT_BADINPUT, "%s: not a regular file", disp);
 	if (rc == -EFBIG)
 		return diag_error(EXIT_BADINPUT, "%s: larger than %u MiB", disp, MAX_INPUT_FILE >> 20);
 	if (rc < 0)
-		return diag_error(EXIT_SYSTEM, "%s: %s", disp, strerror(-rc));
+		return diag_error(root_error_exit(rc), "%s: %s", disp, root_strerror(rc));
 	return 0;
 }
 

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
+#include "jsonc.h"
 
 #include "diag.h"
 #include "util.h"

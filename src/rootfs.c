@@ -1,5 +1,6 @@
 /* rootfs.c - root-confined file access, see rootfs.h */
 #include "rootfs.h"
+#include "readcache.h"
 #include "util.h"
 
 #include <errno.h>
@@ -56,7 +57,12 @@ char *path_join(const char *a, const char *b)
 		la--;
 	while (*b == '/')
 		b++;
-	return xasprintf("%.*s/%s", (int)la, a, b);
+	size_t lb = strlen(b);
+	char *p = xmalloc(la + 1 + lb + 1);
+	memcpy(p, a, la);
+	p[la] = '/';
+	memcpy(p + la + 1, b, lb + 1);
+	return p;
 }
 
 /* The fallback walk: resolves one component at a time with O_NOFOLLOW,
@@ -236,6 +242,29 @@ static dev_t devtmpfs_dev(void)
 	return dev;
 }
 
+/* The f_type of each file system seen, by device: a file system's type
+ * does not change while it is mounted, so one fstatfs per file system, not
+ * per file, answers for every file on it. */
+#define FS_TYPES_KEPT 32
+static struct {
+	dev_t dev;
+	long type;
+} fs_types[FS_TYPES_KEPT];
+static size_t n_fs_types;
+
+long root_fs_type(int fd, dev_t dev)
+{
+	for (size_t i = 0; i < n_fs_types; i++)
+		if (fs_types[i].dev == dev)
+			return fs_types[i].type;
+	struct statfs sfs;
+	if (fstatfs(fd, &sfs) < 0)
+		return -1;
+	if (n_fs_types < FS_TYPES_KEPT)
+		fs_types[n_fs_types++] = (__typeof__(fs_types[0])){ dev, (long)sfs.f_type };
+	return (long)sfs.f_type;
+}
+
 /* File systems that are the running kernel's, never an image's: reached
  * from a root (the host's /proc mounted into it for a chroot, an image's
  * symlink to /proc/cmdline), they would pull the host into the image's
@@ -249,11 +278,11 @@ static bool is_pseudo_fs(const struct root *r, int fd, const struct stat *st)
 		EFIVARFS_MAGIC,	  SELINUX_MAGIC,     SMACK_MAGIC,      BINFMTFS_MAGIC, NSFS_MAGIC,
 		USBDEVICE_SUPER_MAGIC, 0x62656570 /* configfs */, 0x65735543 /* fusectl */,
 	};
-	struct statfs sfs;
-	if (fstatfs(fd, &sfs) < 0)
+	long type = root_fs_type(fd, st->st_dev);
+	if (type == -1)
 		return true;
 	for (size_t i = 0; i < ARRAY_SIZE(magics); i++)
-		if ((unsigned long)sfs.f_type == magics[i])
+		if ((unsigned long)type == magics[i])
 			return true;
 	dev_t dev = devtmpfs_dev();
 	if (dev == (dev_t)-1 || st->st_dev != dev)
@@ -263,21 +292,22 @@ static bool is_pseudo_fs(const struct root *r, int fd, const struct stat *st)
 }
 
 /* Opens the file that the O_PATH descriptor pfd names with flags, without
- * resolving its path again: through /proc/self/fd where there is a /proc,
- * else by path, and then it must still be the same file. */
+ * resolving its path again: through /proc/self/fd where there is a /proc
+ * (the magic link is the descriptor's own file: nothing to check), else by
+ * path, and then it must still be the same file. */
 static int reopen(const struct root *r, int pfd, const struct stat *st, const char *path, int flags)
 {
 	int f = flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW | O_DIRECTORY | O_PATH);
 	char proc[64];
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
 	int fd = open(proc, f | O_CLOEXEC);
-	if (fd < 0 && errno != ENOENT)
+	if (fd >= 0)
+		return fd;
+	if (errno != ENOENT)
 		return -errno;
-	if (fd < 0) {
-		fd = resolve(r, path, f | (flags & O_NOFOLLOW), 0);
-		if (fd < 0)
-			return fd;
-	}
+	fd = resolve(r, path, f | (flags & O_NOFOLLOW), 0);
+	if (fd < 0)
+		return fd;
 	struct stat now;
 	if (fstat(fd, &now) < 0 || now.st_dev != st->st_dev || now.st_ino != st->st_ino) {
 		close(fd);
@@ -286,13 +316,37 @@ static int reopen(const struct root *r, int pfd, const struct stat *st, const ch
 	return fd;
 }
 
+/* The O_PATH descriptor of path (flags: O_NOFOLLOW, O_DIRECTORY), its stat
+ * in *st, refused with -EXDEV on a pseudo file system with --root. */
+static int open_path(const struct root *r, const char *path, int flags, struct stat *st)
+{
+	int pfd = resolve(r, path, O_PATH | (flags & (O_NOFOLLOW | O_DIRECTORY)), 0);
+	if (pfd < 0)
+		return pfd;
+	int e = fstat(pfd, st) < 0 ? -errno : 0;
+	if (e == 0 && !r->live && is_pseudo_fs(r, pfd, st))
+		e = -EXDEV;
+	if (e < 0) {
+		close(pfd);
+		return e;
+	}
+	return pfd;
+}
+
+/* -EISDIR, -EINVAL or 0: what a regular-file open says of the type. */
+static int regular_only(const struct stat *st)
+{
+	return S_ISDIR(st->st_mode) ? -EISDIR : !S_ISREG(st->st_mode) ? -EINVAL : 0;
+}
+
 int root_openat(const struct root *r, const char *path, int flags, mode_t mode)
 {
 	bool want_dir = flags & O_DIRECTORY;
 	/* first an O_PATH descriptor: opening it never blocks and never
 	 * reaches a driver; the type is checked on it */
 	for (int tries = 0;; tries++) {
-		int pfd = resolve(r, path, O_PATH | (flags & (O_NOFOLLOW | O_DIRECTORY)), 0);
+		struct stat st;
+		int pfd = open_path(r, path, flags, &st);
 		if (pfd == -ENOENT && (flags & O_CREAT)) {
 			int fd = resolve(r, path, (flags | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY) & ~O_DIRECTORY,
 					 mode);
@@ -302,25 +356,14 @@ int root_openat(const struct root *r, const char *path, int flags, mode_t mode)
 		}
 		if (pfd < 0)
 			return pfd;
-		struct stat st;
-		if (fstat(pfd, &st) < 0) {
-			int e = -errno;
+		if (flags & O_PATH)
+			return pfd;
+		int e = want_dir ? 0 : regular_only(&st);
+		if (e == 0 && (flags & O_CREAT) && (flags & O_EXCL))
+			e = -EEXIST;
+		if (e < 0) {
 			close(pfd);
 			return e;
-		}
-		int e = 0;
-		if (!r->live && is_pseudo_fs(r, pfd, &st))
-			e = -EXDEV;
-		else if (!want_dir && S_ISDIR(st.st_mode) && !(flags & O_PATH))
-			e = -EISDIR;
-		else if (!want_dir && !S_ISREG(st.st_mode) && !(flags & O_PATH))
-			e = -EINVAL;
-		else if ((flags & O_CREAT) && (flags & O_EXCL))
-			e = -EEXIST;
-		if (e < 0 || (flags & O_PATH)) {
-			if (e < 0)
-				close(pfd);
-			return e < 0 ? e : pfd;
 		}
 		int fd = reopen(r, pfd, &st, path, flags | (want_dir ? O_DIRECTORY : O_NONBLOCK | O_NOCTTY));
 		close(pfd);
@@ -348,17 +391,15 @@ int root_error_exit(int e)
 	return e == -EINVAL || e == -EISDIR || e == -EXDEV || e == -ELOOP || e == -EFBIG ? EXIT_BADINPUT : EXIT_SYSTEM;
 }
 
-int read_fd_all(int fd, size_t max, char **out, size_t *len)
+int read_fd_stat(int fd, const struct stat *st, struct timespec t, size_t max, char **out, size_t *len)
 {
-	struct stat st;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (S_ISDIR(st.st_mode))
-		return -EISDIR;
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
-	if ((unsigned long long)st.st_size > max)
+	int e = regular_only(st);
+	if (e < 0)
+		return e;
+	if ((unsigned long long)st->st_size > max)
 		return -EFBIG;
+	if (readcache_get(st, out, len))
+		return 0;
 	struct strbuf sb = {0};
 	char buf[65536];
 	for (;;) {
@@ -366,7 +407,7 @@ int read_fd_all(int fd, size_t max, char **out, size_t *len)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			int e = -errno;
+			e = -errno;
 			sb_free(&sb);
 			return e;
 		}
@@ -378,19 +419,47 @@ int read_fd_all(int fd, size_t max, char **out, size_t *len)
 		}
 		sb_appendn(&sb, buf, (size_t)n);
 	}
+	readcache_put(fd, st, t, sb.s ? sb.s : "", sb.len);
 	if (len)
 		*len = sb.len;
 	*out = sb_take(&sb);
 	return 0;
 }
 
+int read_fd_all(int fd, size_t max, char **out, size_t *len)
+{
+	struct timespec t = readcache_clock();
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	return read_fd_stat(fd, &st, t, max, out, len);
+}
+
 int root_read_file(const struct root *r, const char *path, size_t max, char **out, size_t *len)
 {
-	/* O_NONBLOCK: opening a FIFO must not hang; read_fd_all rejects it. */
-	_cleanup_close_ int fd = root_openat(r, path, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
-	if (fd < 0)
-		return fd;
-	return read_fd_all(fd, max, out, len);
+	for (int tries = 0;; tries++) {
+		struct timespec t = readcache_clock();
+		struct stat st;
+		_cleanup_close_ int pfd = open_path(r, path, 0, &st);
+		if (pfd < 0)
+			return pfd;
+		int e = regular_only(&st);
+		if (e < 0)
+			return e;
+		if ((unsigned long long)st.st_size > max)
+			return -EFBIG;
+		/* read before: the type check and the identity were enough */
+		if (readcache_get(&st, out, len))
+			return 0;
+		/* O_NONBLOCK: opening a FIFO must not hang (it is refused above
+		 * anyway, and again by read_fd_stat) */
+		_cleanup_close_ int fd = reopen(r, pfd, &st, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+		if (fd == -EAGAIN && tries < 3)
+			continue; /* replaced between the two opens */
+		if (fd < 0)
+			return fd;
+		return read_fd_stat(fd, &st, t, max, out, len);
+	}
 }
 
 int read_host_file(const char *path, size_t max, char **out, size_t *len)
@@ -403,12 +472,8 @@ int read_host_file(const char *path, size_t max, char **out, size_t *len)
 
 static int do_stat(const struct root *r, const char *path, struct stat *st, bool follow)
 {
-	_cleanup_close_ int fd = root_openat(r, path, O_PATH | (follow ? 0 : O_NOFOLLOW), 0);
-	if (fd < 0)
-		return fd;
-	if (fstat(fd, st) < 0)
-		return -errno;
-	return 0;
+	_cleanup_close_ int fd = open_path(r, path, follow ? 0 : O_NOFOLLOW, st);
+	return fd < 0 ? fd : 0;
 }
 
 int root_stat(const struct root *r, const char *path, struct stat *st) { return do_stat(r, path, st, true); }

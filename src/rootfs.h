@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
 
 struct root {
 	int fd;      /* O_PATH descriptor of the root directory */
@@ -32,6 +33,10 @@ void root_close(struct root *r);
  * of the running kernel (proc, sysfs, devtmpfs, debugfs...) gives -EXDEV. */
 int root_openat(const struct root *r, const char *path, int flags, mode_t mode);
 
+/* The f_type (statfs(2)) of the file system holding fd, whose st_dev is
+ * dev: one fstatfs per file system and run. -1 if it cannot be told. */
+long root_fs_type(int fd, dev_t dev);
+
 /* For an error of root_openat/root_read_file: the text to print ("not a
  * regular file", "on the running kernel's proc file system: refused with
  * --root", else strerror) and the exit code (EXIT_BADINPUT for what the
@@ -49,10 +54,14 @@ void root_openat2_inject_eagain(unsigned n);
 char *root_display(const struct root *r, const char *path);
 
 /* Reads a whole regular file (at most max bytes, else -EFBIG; a FIFO,
- * device or directory gives -EINVAL / -EISDIR). *out is NUL-terminated. */
+ * device or directory gives -EINVAL / -EISDIR). *out is NUL-terminated.
+ * Bytes read before from the same unchanged file are taken again without
+ * reading it (readcache.h); the path is resolved and checked all the same. */
 int root_read_file(const struct root *r, const char *path, size_t max, char **out, size_t *len);
 /* Same, from an open descriptor (fstat checks it is a regular file). */
 int read_fd_all(int fd, size_t max, char **out, size_t *len);
+/* Same, with fd's fstat already in st, taken after t (readcache_clock()). */
+int read_fd_stat(int fd, const struct stat *st, struct timespec t, size_t max, char **out, size_t *len);
 /* Same, for a path on the invoking system, outside any root: a file named
  * on the command line (--config), or the host's /proc on a live system. */
 int read_host_file(const char *path, size_t max, char **out, size_t *len);

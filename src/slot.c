@@ -87,21 +87,19 @@ int slot_read_text(const struct root *r, const char *path, char **out, size_t *l
 	_cleanup_free_ char *disp = root_display(r, path);
 	*out = NULL;
 	*len = 0;
-	struct stat st;
-	int e = root_stat(r, path, &st);
-	if (e == -ENOENT)
-		return 0;
-	if (e < 0)
-		return diag_error(root_error_exit(e), "%s: %s", disp, root_strerror(e));
-	if (!S_ISREG(st.st_mode))
-		return diag_error(EXIT_BADINPUT, "%s: not a regular file", disp);
 	char *text;
 	size_t n;
-	e = root_read_file(r, path, MAX_INPUT_FILE, &text, &n);
+	/* one open: its type check on the O_PATH descriptor is the stat */
+	int e = root_read_file(r, path, MAX_INPUT_FILE, &text, &n);
+	if (e == -ENOENT)
+		return 0;
 	if (e == -EFBIG)
 		return diag_error(EXIT_BADINPUT, "%s: larger than %u bytes", disp, MAX_INPUT_FILE);
 	if (e == -EINVAL || e == -EISDIR)
 		return diag_error(EXIT_BADINPUT, "%s: not a regular file", disp);
+	/* what resolving the path refuses, said as a stat said it */
+	if (e == -EXDEV || e == -ELOOP || e == -ENOTDIR)
+		return diag_error(root_error_exit(e), "%s: %s", disp, root_strerror(e));
 	if (e < 0)
 		return diag_error(root_error_exit(e), "%s: cannot read: %s", disp, root_strerror(e));
 	e = slot_text_check(disp, text, n);

@@ -34,6 +34,7 @@
 
 #include "diag.h"
 #include "extent.h"
+#include "readcache.h"
 
 #ifndef EXFAT_SUPER_MAGIC
 #define EXFAT_SUPER_MAGIC 0x2011BAB0
@@ -513,11 +514,13 @@ static int prepare(struct txn *t, struct txn_file *f)
 		if (fd < 0)
 			return diag_error(EXIT_SYSTEM, "%s: cannot open: %s", disp, strerror(errno));
 		f->old_st = xmalloc(sizeof(*f->old_st));
+		struct timespec since = readcache_clock();
 		if (fstat(fd, f->old_st) < 0)
 			return diag_error(EXIT_SYSTEM, "%s: %s", disp, strerror(errno));
 		if (!S_ISREG(f->old_st->st_mode))
 			return diag_error(EXIT_BADINPUT, "%s: not a regular file", disp);
-		r = read_fd_all(fd, MAX_INPUT_FILE, &f->old, &f->old_len);
+		/* the evaluation's bytes, where the file is still the one it read */
+		r = read_fd_stat(fd, f->old_st, since, MAX_INPUT_FILE, &f->old, &f->old_len);
 		if (r < 0)
 			return diag_error(EXIT_SYSTEM, "%s: cannot read: %s", disp, strerror(-r));
 		f->old_xattrs = xmalloc(sizeof(*f->old_xattrs));

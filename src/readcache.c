@@ -1,0 +1,142 @@
+/* readcache.c - bytes already read, kept by file identity, see readcache.h */
+#include "readcache.h"
+#include "rootfs.h"
+#include "util.h"
+
+#include <linux/magic.h>
+#include <stdint.h>
+
+#ifndef EXFAT_SUPER_MAGIC
+#define EXFAT_SUPER_MAGIC 0x2011BAB0
+#endif
+#ifndef F2FS_SUPER_MAGIC
+#define F2FS_SUPER_MAGIC 0xF2F52010
+#endif
+
+/* All kept bytes together stay below this; later files are not kept. */
+#define READCACHE_MAX ((size_t)32 << 20)
+#define BUCKETS 1024
+
+struct kept {
+	struct kept *next;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime, ctime;
+	size_t len;
+	char data[];
+};
+
+static struct kept *buckets[BUCKETS];
+static size_t kept_bytes;
+
+static size_t bucket_of(dev_t dev, ino_t ino)
+{
+	uint64_t h = (uint64_t)ino * 0x9E3779B97F4A7C15ull ^ (uint64_t)dev;
+	return (size_t)(h >> 32) % BUCKETS;
+}
+
+static bool ts_eq(struct timespec a, struct timespec b) { return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec; }
+
+static bool same_file(const struct kept *k, const struct stat *st)
+{
+	return k->dev == st->st_dev && k->ino == st->st_ino && k->size == st->st_size && ts_eq(k->mtime, st->st_mtim) &&
+	       ts_eq(k->ctime, st->st_ctim);
+}
+
+struct timespec readcache_clock(void)
+{
+	struct timespec t = { 0, 0 };
+	/* file timestamps come from the coarse clock (or a finer one, never
+	 * behind it) */
+	if (clock_gettime(CLOCK_REALTIME_COARSE, &t) < 0)
+		t.tv_sec = 0; /* no clock: nothing is old enough to keep */
+	return t;
+}
+
+bool readcache_get(const struct stat *st, char **out, size_t *len)
+{
+	if (!S_ISREG(st->st_mode))
+		return false;
+	for (const struct kept *k = buckets[bucket_of(st->st_dev, st->st_ino)]; k; k = k->next) {
+		if (!same_file(k, st))
+			continue;
+		char *copy = xmalloc(k->len + 1);
+		memcpy(copy, k->data, k->len);
+		copy[k->len] = '\0';
+		*out = copy;
+		if (len)
+			*len = k->len;
+		return true;
+	}
+	return false;
+}
+
+/* Local disk file systems whose fstat is the inode's own, not a cached
+ * copy of a server's. */
+static bool fs_keeps(int fd, dev_t dev)
+{
+	switch ((unsigned long)root_fs_type(fd, dev)) {
+	case EXT4_SUPER_MAGIC:
+	case XFS_SUPER_MAGIC:
+	case BTRFS_SUPER_MAGIC:
+	case F2FS_SUPER_MAGIC:
+	case TMPFS_MAGIC:
+	case MSDOS_SUPER_MAGIC:
+	case EXFAT_SUPER_MAGIC:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Is the ctime older than t by more than the timestamps' granularity? A
+ * ctime without sub-microsecond digits may have been cut down to whole
+ * seconds or to FAT's 2 seconds. */
+static bool old_enough(const struct stat *st, struct timespec t)
+{
+	long long margin_ns = st->st_ctim.tv_nsec % 1000 ? 1000000LL : 2000000000LL;
+	long long c = (long long)st->st_ctim.tv_sec * 1000000000LL + st->st_ctim.tv_nsec;
+	long long now = (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+	return t.tv_sec > 0 && c + margin_ns < now;
+}
+
+void readcache_put(int fd, const struct stat *st, struct timespec t, const char *data, size_t len)
+{
+	if (!S_ISREG(st->st_mode) || (off_t)len != st->st_size || len > READCACHE_MAX - kept_bytes ||
+	    !old_enough(st, t) || !fs_keeps(fd, st->st_dev))
+		return;
+	size_t b = bucket_of(st->st_dev, st->st_ino);
+	for (struct kept **p = &buckets[b]; *p; p = &(*p)->next)
+		if ((*p)->dev == st->st_dev && (*p)->ino == st->st_ino) {
+			/* an older version of the same file */
+			struct kept *old = *p;
+			*p = old->next;
+			kept_bytes -= old->len;
+			free(old);
+			break;
+		}
+	struct kept *k = xmalloc(sizeof(*k) + len);
+	k->dev = st->st_dev;
+	k->ino = st->st_ino;
+	k->size = st->st_size;
+	k->mtime = st->st_mtim;
+	k->ctime = st->st_ctim;
+	k->len = len;
+	if (len)
+		memcpy(k->data, data, len);
+	k->next = buckets[b];
+	buckets[b] = k;
+	kept_bytes += len;
+}
+
+void readcache_clear(void)
+{
+	for (size_t b = 0; b < BUCKETS; b++)
+		while (buckets[b]) {
+			struct kept *k = buckets[b];
+			buckets[b] = k->next;
+			free(k);
+		}
+	kept_bytes = 0;
+}
