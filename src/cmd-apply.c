@@ -330,6 +330,5 @@ int cmd_apply(struct context *ctx, int argc, char **argv)
 	if (o.regenerate && o.no_regenerate) {
 		return -diag_error(EXIT_USAGE, "apply: --regenerate and --no-regenerate exclude each other");
 	}
-	ctx->hook = o.hook;
 	return apply_run(ctx, &o);
 }

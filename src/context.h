@@ -14,7 +14,6 @@ struct context {
 	const char *root_path;   /* --root, NULL on the live system */
 	const char *config_path; /* --config */
 	bool json;
-	bool hook;               /* apply --hook: input errors are warnings */
 	int lock_fd;             /* held lock (journal.h lock_take), -1 if none */
 
 	struct root root;        /* opened by main before any command */

@@ -266,7 +266,6 @@ void decide_kernel_init(struct decide_kernel *dk, const struct kernel *k, const 
 	dk->accepts_enable = k->accepts_enable > 0;
 	dk->builtin_cmdline = k->kc.builtin_cmdline;
 	dk->builtin_mode = k->kc.builtin_mode;
-	dk->firmware_disables = k->kc.family == FAMILY_RPI_FIRMWARE;
 	const struct policy_kernel_section *sec = policy_kernel_default(p, k->version);
 	if (sec) {
 		dk->default_state = (enum memcg_default)sec->default_state;

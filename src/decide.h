@@ -24,7 +24,6 @@ struct decide_kernel {
 	const char *accepts_reason;
 	const char *builtin_cmdline;     /* may be NULL */
 	enum builtin_cmdline_mode builtin_mode;
-	bool firmware_disables;          /* Raspberry Pi 6.12+: DT bootargs carry cgroup_disable=memory first */
 };
 
 struct decision {

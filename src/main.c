@@ -17,14 +17,17 @@ struct command {
 	const char *args;    /* synopsis of the command's own arguments */
 	const char *help;    /* one line for the overview */
 	const char *options; /* the command's options, for COMMAND --help; NULL: it prints its own */
+	int min_args, max_args; /* how many arguments besides options, checked before it runs */
+	const char *value_opts; /* its options that take a value: " long ... -x " (space-separated) */
+	const char *args_error; /* what a wrong count says; NULL: "missing" / "unexpected argument" */
 };
 
 static const struct command commands[] = {
 	{ "status", cmd_status, "", "kernels, running state, policy, decision and every boot slot",
-	  "" },
+	  "", 0, 0, "", NULL },
 	{ "decide", cmd_decide, "[--kernel VER] [--explain]", "print on or off for the default kernel (or VER)",
 	  "  --kernel VER    decide for the installed kernel VER instead of the default one\n"
-	  "  --explain       then print each rule and the file:line that set it\n" },
+	  "  --explain       then print each rule and the file:line that set it\n", 0, 0, " kernel ", NULL },
 	{ "apply", cmd_apply, "[--kernel VER] [--dry-run] [--no-regenerate | --regenerate] [--hook]",
 	  "make the boot configuration match the decision",
 	  "  --kernel VER    only the slots of the installed kernel VER (and the shared ones)\n"
@@ -33,23 +36,25 @@ static const struct command commands[] = {
 	  "  --regenerate    run it even where the policy would not; with --root, the\n"
 	  "                  image's, in a private mount namespace, chrooted\n"
 	  "  --hook          as a kernel hook: quiet, and a policy error is only a warning\n"
-	  "                  (unless the policy says strict = yes)\n" },
+	  "                  (unless the policy says strict = yes)\n", 0, 0, " kernel ", NULL },
 	{ "check", cmd_check, "[--kernel VER] [--monitoring] [--prometheus FILE]",
 	  "compare without writing: 0 in sync, 1 drift, 5 reboot pending",
 	  "  --kernel VER    check for the installed kernel VER instead of the default one\n"
 	  "  --monitoring    one status line; exit 0 OK, 1 WARNING (reboot pending),\n"
 	  "                  2 CRITICAL (drift), 3 UNKNOWN (error), as monitoring plugins\n"
-	  "  --prometheus FILE  also write node_exporter textfile metrics to FILE, atomically\n" },
+	  "  --prometheus FILE  also write node_exporter textfile metrics to FILE, atomically\n", 0, 0, " kernel prometheus ", NULL },
 	{ "set", cmd_set, "on|off|auto [--no-apply]", "record mode= in /etc/memcg-policy.conf, then apply",
-	  "  --no-apply      only record the mode; do not apply it\n" },
+	  "  --no-apply      only record the mode; do not apply it\n", 1, 1, "", "expected one of on, off, auto" },
 	{ "revert", cmd_revert, "[--dry-run] [--kernel VER] [--policy]",
 	  "take out every argument the tool wrote, restore what it removed",
 	  "  --dry-run       print what it would change; write nothing\n"
 	  "  --kernel VER    only the slots of the installed kernel VER\n"
-	  "  --policy        also record mode = auto, so that the policy does not put them back\n" },
-	{ "bench", cmd_bench, "[OPTIONS] | --compare A B", "page-fault microbenchmark", NULL },
+	  "  --policy        also record mode = auto, so that the policy does not put them back\n", 0, 0, " kernel ", NULL },
+	{ "bench", cmd_bench, "[OPTIONS] | --compare A B", "page-fault microbenchmark", NULL,
+	  0, 1, " threads size iterations save compare -t -s -i ", NULL },
 	{ "grub-cmdline", cmd_grub_cmdline, "[--no-add] VALUE", "plumbing for the GRUB drop-in",
-	  "  --no-add        only take out contradicting tokens (for GRUB_CMDLINE_LINUX_DEFAULT)\n" },
+	  "  --no-add        only take out contradicting tokens (for GRUB_CMDLINE_LINUX_DEFAULT)\n", 1, 2, "",
+	  "LINUX [DEFAULT] expected (--no-add: one VALUE)" },
 };
 
 static const char global_options[] =
@@ -155,6 +160,60 @@ static int hoist_globals(struct context *ctx, int argc, char **argv)
 	return out;
 }
 
+/* Is opt ("--name[=v]" or "-x...") one of the command's options that take
+ * a value in the next argument? Long names may be abbreviated, as getopt
+ * allows. */
+static bool takes_next_value(const struct command *cmd, const char *opt)
+{
+	const char *list = cmd->value_opts;
+	if (startswith(opt, "--")) {
+		const char *name = opt + 2;
+		if (strchr(name, '='))
+			return false;
+		size_t n = strlen(name);
+		for (const char *w = list; n && (w = strstr(w, name)) != NULL; w++)
+			if (w[-1] == ' ')
+				return true;
+		return false;
+	}
+	/* "-t" with its value in the next argument; "-t4" holds it */
+	char shortopt[4] = { ' ', '-', opt[1], ' ' };
+	return opt[1] && !opt[2] && memmem(list, strlen(list), shortopt, sizeof(shortopt));
+}
+
+/* The command's arguments besides its options (getopt also takes options
+ * after them, and everything after "--"), counted against the table before
+ * the command runs. Returns true when the count fits; else records why. */
+static bool args_fit(const struct command *cmd, int argc, char **argv)
+{
+	int n = 0;
+	const char *extra = NULL;
+	bool options = true;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (options && streq(a, "--")) {
+			options = false;
+			continue;
+		}
+		if (options && a[0] == '-' && a[1]) {
+			if (takes_next_value(cmd, a))
+				i++;
+			continue;
+		}
+		if (++n > cmd->max_args && !extra)
+			extra = a;
+	}
+	if (n >= cmd->min_args && n <= cmd->max_args)
+		return true;
+	if (cmd->args_error)
+		diag_error(EXIT_USAGE, "%s: %s", cmd->name, cmd->args_error);
+	else if (extra)
+		diag_error(EXIT_USAGE, "%s: unexpected argument '%s'", cmd->name, extra);
+	else
+		diag_error(EXIT_USAGE, "%s: missing argument (%s %s)", cmd->name, cmd->name, cmd->args);
+	return false;
+}
+
 /* COMMAND --help (or -h) anywhere before a "--". */
 static bool wants_help(int argc, char **argv)
 {
@@ -240,7 +299,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: --json: %m\n", program_name);
 		return EXIT_SYSTEM;
 	}
-	if (sub_argc < 0) {
+	if (sub_argc < 0 || !args_fit(cmd, sub_argc, sub_argv)) {
 		json_report_fallback(&ctx, cmd->name, EXIT_USAGE);
 		return EXIT_USAGE;
 	}

@@ -56,3 +56,16 @@ for args in "set" "set on off" "status extra" "decide extra" "apply extra" "chec
 	expect_exit "'$args': usage error, exit 2" 2 "$MEMCG_POLICY" $args --root "$root"
 done
 expect_eq "usage errors wrote nothing in the root" "$(snap)" "$s0"
+
+# the command table's argument counts are checked before the command runs:
+# the first argument too many is named, a broken policy is not even read
+printf '[policy]\nmode = bogus\n' | write_policy "$root/etc/memcg-policy.conf"
+expect_exit "decide --kernel VER extra over a broken policy: usage error (2), not bad input (3)" 2 \
+	"$MEMCG_POLICY" --root "$root" decide --kernel 6.1.0-41-amd64 extra
+check "the extra argument is named, not the policy" grep -qx "memcg-policy: decide: unexpected argument 'extra'" <<<"$ERR"
+expect_exit "bench with two arguments: exit 2 before measuring" 2 "$MEMCG_POLICY" bench --threads 1 --size 8M --iterations 1 x y
+expect_eq "bench with two arguments: nothing measured" "$OUT" ""
+check "bench names the argument too many" grep -q "bench: unexpected argument 'y'" <<<"$ERR"
+expect_exit "--json status a b: exit 2" 2 "$MEMCG_POLICY" --json status a b
+expect_eq "--json status a b: the error inside the object" \
+	"$(jq -r '.errors[0].message' <<<"$OUT")" "status: unexpected argument 'a'"

@@ -26,7 +26,7 @@ static const struct decide_kernel K_RPI_OLD = {
 };
 static const struct decide_kernel K_RPI_NEW = {
 	.release = "6.12.25+rpt-rpi-v8", .memcg_built = true, .default_state = MEMCG_DEFAULT_OFF,
-	.rule = RULE_LAST_WINS, .accepts_enable = true, .firmware_disables = true,
+	.rule = RULE_LAST_WINS, .accepts_enable = true,
 };
 static const struct decide_kernel K_NOT_BUILT = {
 	.release = "6.1.0-tiny", .memcg_built = false, .default_state = MEMCG_DEFAULT_ON,
