@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "jsonc.h"
 
 #include "diag.h"
@@ -15,6 +16,7 @@
 #include "plan.h"
 #include "report.h"
 #include "revert.h"
+#include "slots.h"
 #include "spawn.h"
 #include "txn.h"
 #include "util.h"

@@ -16,9 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "jsonc.h"
 
 #include "bench-pft.h"
+#include "report.h"
 #include "bench-run.h"
 #include "context.h"
 #include "diag.h"

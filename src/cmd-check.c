@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "commands.h"
 #include "diag.h"
 #include "monitor.h"
 #include "plan.h"

@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
+#include "commands.h"
 #include "diag.h"
 #include "plan.h"
 #include "report.h"

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "commands.h"
 #include "jsonc.h"
 
 #include "diag.h"

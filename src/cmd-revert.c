@@ -13,6 +13,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
+#include "commands.h"
 #include "jsonc.h"
 
 #include "cmdline.h"
@@ -22,6 +23,7 @@
 #include "plan.h"
 #include "report.h"
 #include "revert.h"
+#include "slots.h"
 #include "spawn.h"
 #include "txn.h"
 #include "util.h"

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "commands.h"
 #include "jsonc.h"
 
 #include "diag.h"

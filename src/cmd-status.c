@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
+#include "commands.h"
 #include "grub.h"
 #include "plan.h"
 #include "report.h"

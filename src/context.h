@@ -25,10 +25,6 @@ struct context {
 	bool sys_loaded;
 };
 
-/* A command: argv[0] is the command's name; getopt state is reset before
- * each call. Returns an exit code (enum exit_code). */
-typedef int (*command_fn)(struct context *ctx, int argc, char **argv);
-
 /* Loaders; each runs once and returns 0 or a negative exit code (the error
  * already printed). only_kernel limits kernels_load to one version. */
 int context_load_policy(struct context *ctx);
@@ -39,38 +35,6 @@ int context_load_system(struct context *ctx);
 void context_unload(struct context *ctx);
 void context_free(struct context *ctx);
 
-/* Commands, one file each (src/cmd-NAME.c). */
-int cmd_status(struct context *ctx, int argc, char **argv);
-int cmd_decide(struct context *ctx, int argc, char **argv);
-int cmd_apply(struct context *ctx, int argc, char **argv);
-int cmd_check(struct context *ctx, int argc, char **argv);
-int cmd_set(struct context *ctx, int argc, char **argv);
-int cmd_revert(struct context *ctx, int argc, char **argv);
-int cmd_bench(struct context *ctx, int argc, char **argv);
-int cmd_grub_cmdline(struct context *ctx, int argc, char **argv);
-
-/* apply, shared by `apply` and `set` */
-struct apply_options {
-	const char *kernel;
-	bool dry_run;
-	bool no_regenerate;
-	bool regenerate;   /* --regenerate: always, with --root in a private mount namespace */
-	bool hook;
-	struct json_object *report; /* --json: the object to fill (set's); NULL: apply's own */
-};
-int apply_run(struct context *ctx, const struct apply_options *o);
-
-/* Records mode = MODE in the [policy] section of /etc/memcg-policy.conf
- * (or the --config file), keeping the rest; the file must be a valid
- * policy. Used by set and revert --policy; the caller holds the lock.
- * Returns 0 or a negative exit code (reported). */
-int policy_file_set_mode(struct context *ctx, const char *mode, bool *wrote, bool *exists);
-
 /* After a command's options: true if no argument is left, else says which
  * one is unexpected ("memcg-policy: CMD: unexpected argument 'X'"). */
 bool no_more_args(int argc, char **argv);
-
-/* Prints a JSON object (json-c), pretty, with a newline: the one object of
- * a --json run (report.h), or to stdout. */
-struct json_object;
-void print_json(struct json_object *obj);

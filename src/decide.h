@@ -50,3 +50,10 @@ void decide(const struct policy *p, const struct decide_kernel *k,
 	    const struct system_facts *sys, const char *configured, struct decision *out);
 void decision_free(struct decision *d);
 const char *memcg_state_name(enum memcg_state s);
+
+/* A kernel with its facts for decide() and the decision taken. */
+struct kernel_decision {
+	struct kernel *k;        /* borrowed from ctx->kernels */
+	struct decide_kernel dk;
+	struct decision d;
+};

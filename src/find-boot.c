@@ -2,7 +2,6 @@
  * see find-boot.h */
 #include "find-boot.h"
 #include "dynlib.h"
-#include "slot.h"
 
 #include <blkid.h>
 #include <errno.h>

@@ -47,6 +47,9 @@ void boot_dirs_free(struct boot_dirs *b);
  * GRUB_ENABLE_BLSCFG=true in /etc/default/grub)? */
 bool grub_uses_blscfg(const struct root *r);
 
+/* Environment variable for tests: trust $BOOT candidates on a live system
+ * without libblkid checks. */
+#define ENV_TRUST_BOOT "MEMCG_POLICY_TRUST_BOOT"
 /* True if the test variable ENV_TRUST_BOOT is set (non-empty, not "0"). */
 bool trust_boot_env(void);
 

@@ -10,7 +10,6 @@
 
 #include "diag.h"
 #include "grub-int.h"
-#include "plan.h"
 #include "spawn.h"
 
 int grub_decision(const struct kernel_decision *kd, size_t n, const struct kernel_decision *def,

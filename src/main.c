@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "context.h"
 #include "diag.h"
 #include "report.h"

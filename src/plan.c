@@ -5,6 +5,7 @@
 #include "cmdline.h"
 #include "diag.h"
 #include "grub.h"
+#include "slots.h"
 #include "util.h"
 
 const struct kernel_decision *evaluation_find(const struct evaluation *ev, const char *release)

@@ -9,22 +9,7 @@
 #include "decide.h"
 #include "slot.h"
 
-struct kernel_decision {
-	struct kernel *k;        /* borrowed from ctx->kernels */
-	struct decide_kernel dk;
-	struct decision d;
-};
 
-struct slot_change {
-	enum slot_state state;   /* in-sync, drift, missing, unmanaged */
-	const struct decision *d; /* the decision this slot follows; NULL if unmanaged */
-	const char *kernel;      /* release whose decision applies */
-	char *new_content;       /* NULL: read-only or unmanaged */
-	size_t new_len;
-	bool changed;            /* new_content differs (or the file is to be created) */
-	struct strv added;
-	struct strv removed;
-};
 
 struct evaluation {
 	struct kernel_decision *kd;

@@ -1,6 +1,5 @@
 /* readcache.c - bytes already read, kept by file identity, see readcache.h */
 #include "readcache.h"
-#include "rootfs.h"
 #include "util.h"
 
 #include <linux/magic.h>
@@ -74,9 +73,9 @@ bool readcache_get(const struct stat *st, char **out, size_t *len)
 
 /* Local disk file systems whose fstat is the inode's own, not a cached
  * copy of a server's. */
-static bool fs_keeps(int fd, dev_t dev)
+static bool fs_keeps(long fs_type)
 {
-	switch ((unsigned long)root_fs_type(fd, dev)) {
+	switch ((unsigned long)fs_type) {
 	case EXT4_SUPER_MAGIC:
 	case XFS_SUPER_MAGIC:
 	case BTRFS_SUPER_MAGIC:
@@ -101,10 +100,10 @@ static bool old_enough(const struct stat *st, struct timespec t)
 	return t.tv_sec > 0 && c + margin_ns < now;
 }
 
-void readcache_put(int fd, const struct stat *st, struct timespec t, const char *data, size_t len)
+void readcache_put(long fs_type, const struct stat *st, struct timespec t, const char *data, size_t len)
 {
 	if (!S_ISREG(st->st_mode) || (off_t)len != st->st_size || len > READCACHE_MAX - kept_bytes ||
-	    !old_enough(st, t) || !fs_keeps(fd, st->st_dev))
+	    !old_enough(st, t) || !fs_keeps(fs_type))
 		return;
 	size_t b = bucket_of(st->st_dev, st->st_ino);
 	for (struct kept **p = &buckets[b]; *p; p = &(*p)->next)

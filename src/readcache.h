@@ -27,8 +27,8 @@ struct timespec readcache_clock(void);
 bool readcache_get(const struct stat *st, char **out, size_t *len);
 
 /* Keeps data (len bytes) as the content of the file st describes, read
- * from fd (its file system decides) since t. */
-void readcache_put(int fd, const struct stat *st, struct timespec t, const char *data, size_t len);
+ * since t from a file system of type fs_type (statfs f_type: it decides). */
+void readcache_put(long fs_type, const struct stat *st, struct timespec t, const char *data, size_t len);
 
 /* Forgets everything kept (tests; a long-running caller). */
 void readcache_clear(void);

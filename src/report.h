@@ -66,3 +66,7 @@ void next_boot_of(const struct context *ctx, const struct evaluation *ev, struct
 /* Prints the human line for it: "next boot (VER): memcg off; running now:
  * memcg on: reboot needed". */
 void print_next_boot(const struct context *ctx, const struct next_boot *nb);
+
+/* Prints a JSON object (json-c), pretty, with a newline: the one object of
+ * a --json run (report.h), or to stdout. */
+void print_json(struct json_object *obj);

@@ -20,6 +20,7 @@
 #include "cmdline.h"
 #include "report.h"
 #include "slot.h"
+#include "slots.h"
 #include "spawn.h"
 #include "util.h"
 

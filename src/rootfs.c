@@ -419,7 +419,7 @@ int read_fd_stat(int fd, const struct stat *st, struct timespec t, size_t max, c
 		}
 		sb_appendn(&sb, buf, (size_t)n);
 	}
-	readcache_put(fd, st, t, sb.s ? sb.s : "", sb.len);
+	readcache_put(root_fs_type(fd, st->st_dev), st, t, sb.s ? sb.s : "", sb.len);
 	if (len)
 		*len = sb.len;
 	*out = sb_take(&sb);

@@ -27,7 +27,6 @@
 
 #include "cmdline.h"
 #include "grub-int.h"
-#include "journal.h"
 #include "slot-kinds.h"
 #include "spawn.h"
 

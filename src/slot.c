@@ -4,9 +4,7 @@
 #include "slot.h"
 #include "cmdline.h"
 #include "diag.h"
-#include "find-boot.h"
-#include "grub.h"
-#include "slot-kinds.h"
+#include "slot-int.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -130,35 +128,6 @@ int slot_text_check(const char *disp, const char *text, size_t n)
 	return 0;
 }
 
-int slots_find(const struct root *r, const struct policy *p, const char *default_kernel, struct slot_list *out)
-{
-	memset(out, 0, sizeof(*out));
-	bool trust = !r->live || trust_boot_env() || (p && p->systemd_boot == TRI_YES);
-	struct boot_dirs b;
-	find_boot_dirs(r, trust, &b, &out->rejected);
-	for (size_t i = 0; i < b.n; i++)
-		if (b.v[i].has_entries) {
-			out->boot_dir = xstrdup(b.v[i].path);
-			break;
-		}
-	if (!out->boot_dir && b.n)
-		out->boot_dir = xstrdup(b.v[0].path);
-
-	int e = bls_slots_find(r, p, &b, out);
-	boot_dirs_free(&b);
-	if (e >= 0)
-		e = kcmdline_slots_find(r, p, default_kernel, out);
-	if (e >= 0)
-		e = rpi_slots_find(r, p, out);
-	if (e >= 0)
-		e = grub_slots_find(r, p, out);
-	if (e < 0) {
-		slots_free(out);
-		return e;
-	}
-	return 0;
-}
-
 char *slot_content_copy(const struct slot *s, size_t *new_len)
 {
 	*new_len = s->content ? s->len : 0;
@@ -167,53 +136,6 @@ char *slot_content_copy(const struct slot *s, size_t *new_len)
 		memcpy(c, s->content, *new_len);
 	c[*new_len] = '\0';
 	return c;
-}
-
-char *slot_edit(const struct slot *s, const struct decision *d, struct strv *added, struct strv *removed,
-		size_t *new_len)
-{
-	size_t dummy;
-	if (!new_len)
-		new_len = &dummy;
-	switch (s->kind) {
-	case SLOT_BLS:
-	case SLOT_KERNEL_CMDLINE:
-	case SLOT_RPI:
-	case SLOT_RPI_EXTRA:
-		if (s->unmanaged)
-			return NULL;
-		if (!d || d->keep)
-			return slot_content_copy(s, new_len);
-		if (s->kind == SLOT_BLS)
-			return bls_slot_edit(s, d, added, removed, new_len);
-		return line_slot_edit(s, d, added, removed, new_len);
-	case SLOT_GRUB_DROPIN:
-	case SLOT_GRUB_DEFAULT:
-	case SLOT_GRUBENV:
-	case SLOT_GRUB_TOKENS:
-		return grub_slot_edit(s, d, added, removed, new_len);
-	case SLOT_GRUB_CFG:
-	case SLOT_UKI:
-		return NULL;
-	}
-	return NULL;
-}
-
-char *slot_cmdline(const struct slot *s)
-{
-	switch (s->kind) {
-	case SLOT_BLS:
-		return bls_slot_cmdline(s);
-	case SLOT_KERNEL_CMDLINE:
-	case SLOT_RPI:
-	case SLOT_RPI_EXTRA:
-		return line_slot_cmdline(s);
-	case SLOT_GRUBENV:
-	case SLOT_GRUB_CFG:
-		return grub_slot_cmdline(s);
-	default:
-		return NULL;
-	}
 }
 
 /* ---- files that hold one command line ---- */

@@ -41,6 +41,18 @@ struct slot {
 	char *note;           /* unmanaged: why, and how to rebuild; drift: why */
 };
 
+/* What the plan does with a slot (plan.h): its new content and why. */
+struct slot_change {
+	enum slot_state state;   /* in-sync, drift, missing, unmanaged */
+	const struct decision *d; /* the decision this slot follows; NULL if unmanaged */
+	const char *kernel;      /* release whose decision applies */
+	char *new_content;       /* NULL: read-only or unmanaged */
+	size_t new_len;
+	bool changed;            /* new_content differs (or the file is to be created) */
+	struct strv added;
+	struct strv removed;
+};
+
 struct slot_list {
 	struct slot *v;
 	size_t n;
@@ -49,28 +61,7 @@ struct slot_list {
 	bool uses_kernel_install;
 };
 
-/* Finds every slot in the root, reading each one's content. default_kernel
- * is the release global slots belong to (for entries without a version).
- * A boot file that cannot be parsed safely (e.g. a BLS entry with a line
- * over 64 KiB, NUL bytes, a cmdline.txt of several non-empty lines) is bad
- * input: printed with FILE:LINE and -EXIT_BADINPUT. I/O errors:
- * -EXIT_SYSTEM. */
-int slots_find(const struct root *r, const struct policy *p, const char *default_kernel, struct slot_list *out);
 void slots_free(struct slot_list *l);
-
-/* The new content of a slot for a decision (NULL decision = revert handled
- * elsewhere). Returns a new string (identical content when nothing changes)
- * and fills added/removed with the exact tokens added and removed. For read-only kinds returns NULL. */
-char *slot_edit(const struct slot *s, const struct decision *d, struct strv *added, struct strv *removed,
-		size_t *new_len);
-
-/* The command line a slot gives its kernel (options lines joined), for
- * otherwise=keep and for verification; NULL if not applicable. */
-char *slot_cmdline(const struct slot *s);
 
 const char *slot_kind_name(enum slot_kind k);   /* "bls", "kernel-cmdline", "rpi", ... */
 const char *slot_state_name(enum slot_state s); /* "in-sync", "drift", "missing", "unmanaged" */
-
-/* Environment variable for tests: trust $BOOT candidates on a live system
- * without libblkid checks. */
-#define ENV_TRUST_BOOT "MEMCG_POLICY_TRUST_BOOT"

@@ -9,6 +9,7 @@
 
 #include "slot-kinds.h"
 #include "slot.h"
+#include "slots.h"
 #include "test.h"
 
 #define FED_MID "6a9857a393724b7a981ebb5b8495b9ea"

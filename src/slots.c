@@ -1,0 +1,120 @@
+/* slots.c - the table of slot kinds, see slots.h. */
+#include "slots.h"
+#include "find-boot.h"
+#include "grub.h"
+#include "slot-int.h"
+#include "slot-kinds.h"
+
+#include <string.h>
+
+/* What a finder gets: the root, the policy, the default kernel's release
+ * and the boot directories found. */
+struct find_args {
+	const struct root *r;
+	const struct policy *p;
+	const char *default_kernel;
+	const struct boot_dirs *boot;
+};
+
+static int find_bls(const struct find_args *a, struct slot_list *l) { return bls_slots_find(a->r, a->p, a->boot, l); }
+static int find_kcmdline(const struct find_args *a, struct slot_list *l)
+{
+	return kcmdline_slots_find(a->r, a->p, a->default_kernel, l);
+}
+static int find_rpi(const struct find_args *a, struct slot_list *l) { return rpi_slots_find(a->r, a->p, l); }
+static int find_grub(const struct find_args *a, struct slot_list *l) { return grub_slots_find(a->r, a->p, l); }
+
+/* The finders, in the order slots are listed. */
+static int (*const finders[])(const struct find_args *, struct slot_list *) = {
+	find_bls, find_kcmdline, find_rpi, find_grub,
+};
+
+/* Files the tool edits as text: nothing for an unmanaged one, the content
+ * unchanged for no decision or keep, else the kind's editor. */
+static char *edit_bls(const struct slot *s, const struct decision *d, struct strv *added, struct strv *removed,
+		      size_t *new_len)
+{
+	if (s->unmanaged)
+		return NULL;
+	if (!d || d->keep)
+		return slot_content_copy(s, new_len);
+	return bls_slot_edit(s, d, added, removed, new_len);
+}
+
+static char *edit_line(const struct slot *s, const struct decision *d, struct strv *added, struct strv *removed,
+		       size_t *new_len)
+{
+	if (s->unmanaged)
+		return NULL;
+	if (!d || d->keep)
+		return slot_content_copy(s, new_len);
+	return line_slot_edit(s, d, added, removed, new_len);
+}
+
+struct slot_kind_ops {
+	/* the new content for a decision; NULL: a kind that is only read */
+	char *(*edit)(const struct slot *s, const struct decision *d, struct strv *added, struct strv *removed,
+		      size_t *new_len);
+	/* the command line it gives its kernel; NULL: none */
+	char *(*cmdline)(const struct slot *s);
+};
+
+static const struct slot_kind_ops kind_ops[] = {
+	[SLOT_BLS] = { edit_bls, bls_slot_cmdline },
+	[SLOT_KERNEL_CMDLINE] = { edit_line, line_slot_cmdline },
+	[SLOT_RPI] = { edit_line, line_slot_cmdline },
+	[SLOT_RPI_EXTRA] = { edit_line, line_slot_cmdline },
+	[SLOT_GRUB_DROPIN] = { grub_slot_edit, NULL },
+	[SLOT_GRUB_DEFAULT] = { grub_slot_edit, NULL },
+	[SLOT_GRUB_CFG] = { NULL, grub_slot_cmdline },
+	[SLOT_GRUBENV] = { grub_slot_edit, grub_slot_cmdline },
+	[SLOT_UKI] = { NULL, NULL },
+	[SLOT_GRUB_TOKENS] = { grub_slot_edit, NULL },
+};
+
+static const struct slot_kind_ops *ops_of(enum slot_kind k)
+{
+	return (size_t)k < ARRAY_SIZE(kind_ops) ? &kind_ops[k] : NULL;
+}
+
+int slots_find(const struct root *r, const struct policy *p, const char *default_kernel, struct slot_list *out)
+{
+	memset(out, 0, sizeof(*out));
+	bool trust = !r->live || trust_boot_env() || (p && p->systemd_boot == TRI_YES);
+	struct boot_dirs b;
+	find_boot_dirs(r, trust, &b, &out->rejected);
+	for (size_t i = 0; i < b.n; i++)
+		if (b.v[i].has_entries) {
+			out->boot_dir = xstrdup(b.v[i].path);
+			break;
+		}
+	if (!out->boot_dir && b.n)
+		out->boot_dir = xstrdup(b.v[0].path);
+
+	const struct find_args a = { r, p, default_kernel, &b };
+	int e = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(finders) && e >= 0; i++)
+		e = finders[i](&a, out);
+	boot_dirs_free(&b);
+	if (e < 0) {
+		slots_free(out);
+		return e;
+	}
+	return 0;
+}
+
+char *slot_edit(const struct slot *s, const struct decision *d, struct strv *added, struct strv *removed,
+		size_t *new_len)
+{
+	size_t dummy;
+	const struct slot_kind_ops *o = ops_of(s->kind);
+	if (!o || !o->edit)
+		return NULL;
+	return o->edit(s, d, added, removed, new_len ? new_len : &dummy);
+}
+
+char *slot_cmdline(const struct slot *s)
+{
+	const struct slot_kind_ops *o = ops_of(s->kind);
+	return o && o->cmdline ? o->cmdline(s) : NULL;
+}
