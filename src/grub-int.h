@@ -39,8 +39,6 @@ char *grub_regen_text(const struct grub_regen *g);
 int grub_image_preflight(const struct root *r, const char *tool);
 int grub_image_run(const struct root *r, const char *const *argv, const char *const *env, char **output);
 
-/* A hint line "KEY\tTEXT" of a menu slot's note (see menu_hints). */
-char *grub_hint_get(const char *note, char key);
 
 /* One kernel command line of a menu: from a linux line, or the fallback
  * `set kernelopts="..."` of RHEL 8 style menus. */

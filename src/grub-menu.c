@@ -6,18 +6,6 @@
 #include "cmdline.h"
 #include "grub-int.h"
 
-char *grub_hint_get(const char *note, char key)
-{
-	for (const char *p = note; p && *p;) {
-		const char *e = strchr(p, '\n');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-		if (n >= 2 && p[0] == key && p[1] == '\t')
-			return xstrndup(p + 2, n - 2);
-		p = e ? e + 1 : p + n;
-	}
-	return NULL;
-}
-
 void grub_split_words(const char *s, size_t len, struct strv *words)
 {
 	struct strbuf w = {0};
@@ -232,7 +220,12 @@ static bool verify_line(void *data, const struct menu_line *m)
 
 enum slot_state grub_cfg_state(struct slot *s, decision_lookup_fn lookup, void *data)
 {
-	_cleanup_free_ char *hints = TAKE_PTR(s->note);
+	free(s->note);
+	s->note = NULL;
+	const struct menu_facts no_facts = { .regeneration_helps = true };
+	const struct menu_facts *mf = s->menu ? s->menu : &no_facts;
+	if (s->menu)
+		s->menu->regeneration_helps = true; /* in sync: nothing to fix */
 	if (!s->content)
 		return SLOT_IN_SYNC;
 	struct verify v = { .lookup = lookup, .data = data };
@@ -255,11 +248,10 @@ enum slot_state grub_cfg_state(struct slot *s, decision_lookup_fn lookup, void *
 	}
 	sb_appendf(&sb, "; %u of %u kernel command lines do not carry the decision: ", v.bad, v.total);
 
-	_cleanup_free_ char *regen = grub_hint_get(hints, 'R');
-	_cleanup_free_ char *over = grub_hint_get(hints, 'O');
-	_cleanup_free_ char *miss = grub_hint_get(hints, 'M');
-	_cleanup_free_ char *defv = grub_hint_get(hints, 'D');
-	_cleanup_free_ char *stale = grub_hint_get(hints, 'S');
+	const char *regen = mf->regen, *over = mf->overrides, *miss = mf->missing, *defv = mf->default_value,
+		   *stale = mf->stale;
+	if (s->menu)
+		s->menu->regeneration_helps = !over && !miss;
 	bool default_contradicts = false;
 	if (defv && v.unwanted_all.n && v.bad_recovery == 0 && v.recovery_total > 0) {
 		/* only normal entries are wrong: they get GRUB_CMDLINE_LINUX_DEFAULT too */
@@ -295,11 +287,10 @@ enum slot_state grub_cfg_state(struct slot *s, decision_lookup_fn lookup, void *
 }
 
 /* Would regenerating fix this menu's drift? Not when something overrides
- * the drop-in or it is not in place. */
+ * the drop-in or it is not in place (its facts, set by grub_cfg_state). */
 bool grub_regeneration_helps(const struct slot *s)
 {
-	return !s->note || (!strstr(s->note, "overrides") && !strstr(s->note, "not installed") &&
-			    !strstr(s->note, "is missing from"));
+	return !s->menu || s->menu->regeneration_helps;
 }
 
 static bool first_line(void *data, const struct menu_line *m)

@@ -30,7 +30,8 @@ bool grub_slot_creates(const struct slot *s, const struct decision *d);
 
 /* The state of a generated menu (SLOT_GRUB_CFG) for the decisions: every
  * linux line of each kernel carries its decision's tokens; fills s->note
- * with the reason on drift. lookup returns the decision of a kernel release
+ * with the reason on drift (from s->menu, the facts found with it) and
+ * s->menu->regeneration_helps. lookup returns the decision of a kernel release
  * (NULL if unknown: the default's is used). */
 typedef const struct decision *(*decision_lookup_fn)(void *data, const char *release);
 enum slot_state grub_cfg_state(struct slot *s, decision_lookup_fn lookup, void *data);
@@ -52,7 +53,7 @@ int grub_regen_preflight(const struct root *r, const struct slot_list *l, const 
  * grub_kernelopts_block): one regeneration of the menu if any GRUB input
  * changed and mode allows. A SLOT_GRUB_CFG marked changed asks for a
  * regeneration too (a drifting menu whose inputs are in place, e.g. after
- * the decision changed), unless its drift note says regenerating cannot
+ * the decision changed), unless its facts say regenerating cannot
  * help (a later drop-in overrides ours, the drop-in is not in place).
  * Returns 0 or -EXIT_SYSTEM with the tool's output shown. ran_tools counts
  * the regenerations run. */

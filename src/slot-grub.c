@@ -165,19 +165,17 @@ static bool newer(const struct stat *a, const struct stat *b)
 	       (a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec > b->st_mtim.tv_nsec);
 }
 
-/* Hints for the verification of a menu, computed while finding (the state
- * itself is pure): kept in the menu slot's note as "KEY\tTEXT" lines until
- * grub_cfg_state() replaces it with the verdict.
- *   R  how to regenerate          O  something overrides the drop-in
- *   M  the drop-in is not in place  D  GRUB_CMDLINE_LINUX_DEFAULT's value
- *   S  an input newer than the menu */
-static void hint(struct strbuf *sb, char key, const char *text)
+/* Sets *field to text (line breaks as spaces) unless an earlier fact
+ * already set it. */
+static void fact(char **field, const char *text)
 {
-	sb_appendc(sb, key);
-	sb_appendc(sb, '\t');
-	for (const char *p = text; *p; p++)
-		sb_appendc(sb, *p == '\n' ? ' ' : *p);
-	sb_appendc(sb, '\n');
+	if (*field)
+		return;
+	char *t = xstrdup(text);
+	for (char *p = t; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	*field = t;
 }
 
 struct detect {
@@ -189,13 +187,13 @@ struct detect {
 	char *off_note;    /* grub = no */
 };
 
-/* Hints about what the menu is generated from, see hint(). */
-static int menu_hints(const struct root *r, const struct detect *dt, const struct grub_regen *g, const char *menu,
-		      char **out)
+/* What the menu is generated from (struct menu_facts): computed while
+ * finding; the verdict itself (grub_cfg_state) is pure. */
+static struct menu_facts *menu_facts_find(const struct root *r, const struct detect *dt, const struct grub_regen *g,
+					  const char *menu)
 {
-	struct strbuf sb = {0};
-	_cleanup_free_ char *rt = grub_regen_text(g);
-	hint(&sb, 'R', rt);
+	struct menu_facts *mf = xcalloc(1, sizeof(*mf));
+	mf->regen = grub_regen_text(g);
 	struct stat mst;
 	bool have_mst = root_stat(r, menu, &mst) == 0;
 
@@ -209,7 +207,7 @@ static int menu_hints(const struct root *r, const struct detect *dt, const struc
 	if (have_mst && dt->has_default) {
 		struct stat st;
 		if (root_stat(r, GRUB_DEFAULT_PATH, &st) == 0 && newer(&st, &mst))
-			hint(&sb, 'S', GRUB_DEFAULT_PATH " is newer than the menu");
+			fact(&mf->stale, GRUB_DEFAULT_PATH " is newer than the menu");
 	}
 
 	if (dt->use_dropin) {
@@ -226,7 +224,7 @@ static int menu_hints(const struct root *r, const struct detect *dt, const struc
 				ours = true;
 				struct stat st;
 				if (have_mst && root_stat(r, p, &st) == 0 && newer(&st, &mst))
-					hint(&sb, 'S', GRUB_DROPIN_PATH " is newer than the menu");
+					fact(&mf->stale, GRUB_DROPIN_PATH " is newer than the menu");
 				continue;
 			}
 			char *v = shell_value(text, len, "GRUB_CMDLINE_LINUX_DEFAULT");
@@ -239,12 +237,12 @@ static int menu_hints(const struct root *r, const struct detect *dt, const struc
 			if (var && strcmp(names[i], GRUB_DROPIN_NAME) > 0) {
 				_cleanup_free_ char *msg = xasprintf(
 					"a later drop-in overrides ours: %s:%u sets %s after " GRUB_DROPIN_NAME, p, line, var);
-				hint(&sb, 'O', msg);
+				fact(&mf->overrides, msg);
 			}
 		}
 		names_free(names, n > 0 ? n : 0);
 		if (!ours)
-			hint(&sb, 'M', "the drop-in " GRUB_DROPIN_PATH " is not installed: run memcg-policy apply");
+			fact(&mf->missing, "the drop-in " GRUB_DROPIN_PATH " is not installed: run memcg-policy apply");
 	} else if (deftext) {
 		/* lines after our marked line */
 		const char *m = NULL;
@@ -257,7 +255,7 @@ static int menu_hints(const struct root *r, const struct detect *dt, const struc
 			i = end + 1;
 		}
 		if (!m) {
-			hint(&sb, 'M', "the marked line of memcg-policy is missing from " GRUB_DEFAULT_PATH ": run memcg-policy apply");
+			fact(&mf->missing, "the marked line of memcg-policy is missing from " GRUB_DEFAULT_PATH ": run memcg-policy apply");
 		} else {
 			unsigned line = 0;
 			const char *var = assigns_cmdline(deftext, deflen, (size_t)(m - deftext), &line);
@@ -265,17 +263,17 @@ static int menu_hints(const struct root *r, const struct detect *dt, const struc
 				_cleanup_free_ char *msg = xasprintf(
 					"a line after ours overrides it: " GRUB_DEFAULT_PATH ":%u sets %s after the marked line", line,
 					var);
-				hint(&sb, 'O', msg);
+				fact(&mf->overrides, msg);
 			}
 		}
 		if (!root_is_reg(r, GRUB_DROPIN_DATA_PATH))
-			hint(&sb, 'M', "the drop-in " GRUB_DROPIN_DATA_PATH " that " GRUB_DEFAULT_PATH
+			fact(&mf->missing, "the drop-in " GRUB_DROPIN_DATA_PATH " that " GRUB_DEFAULT_PATH
 				       " sources is not installed");
 	}
 	if (defval)
-		hint(&sb, 'D', defval);
-	*out = sb_take(&sb);
-	return 0;
+		fact(&mf->default_value, defval);
+	mf->regeneration_helps = !mf->overrides && !mf->missing;
+	return mf;
 }
 
 static int detect(const struct root *r, const struct policy *p, struct detect *dt)
@@ -415,7 +413,7 @@ int grub_slots_find(const struct root *r, const struct policy *p, struct slot_li
 			set_unmanaged(s, dt.off_note);
 			continue;
 		}
-		menu_hints(r, &dt, &g, grub_menus[i], &s->note);
+		s->menu = menu_facts_find(r, &dt, &g, grub_menus[i]);
 	}
 	grub_regen_free(&g);
 	e = 0;

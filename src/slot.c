@@ -53,12 +53,25 @@ struct slot *slot_list_add(struct slot_list *l, enum slot_kind kind, const char 
 	return s;
 }
 
+void menu_facts_free(struct menu_facts *m)
+{
+	if (!m)
+		return;
+	free(m->regen);
+	free(m->overrides);
+	free(m->missing);
+	free(m->default_value);
+	free(m->stale);
+	free(m);
+}
+
 static void slot_free(struct slot *s)
 {
 	free(s->path);
 	free(s->kernel);
 	free(s->content);
 	free(s->note);
+	menu_facts_free(s->menu);
 }
 
 void slots_free(struct slot_list *l)

@@ -28,6 +28,18 @@ enum slot_kind {
  * configuration is right but which was not regenerated yet (in sync). */
 enum slot_state { SLOT_IN_SYNC, SLOT_DRIFT, SLOT_MISSING, SLOT_UNMANAGED, SLOT_NOT_REGENERATED };
 
+/* What a generated GRUB menu is made from, found with it (slot-grub.c)
+ * and read by its verdict (grub_cfg_state). Each text is the first one
+ * found, NULL where there is none. */
+struct menu_facts {
+	char *regen;         /* how to regenerate it ("update-grub") */
+	char *overrides;     /* something that overrides the drop-in or the marked line */
+	char *missing;       /* the drop-in or the marked line is not in place */
+	char *default_value; /* GRUB_CMDLINE_LINUX_DEFAULT as the files set it last */
+	char *stale;         /* an input newer than the menu */
+	bool regeneration_helps; /* regenerating would fix its drift: nothing overrides, nothing is missing */
+};
+
 struct slot {
 	enum slot_kind kind;
 	char *path;           /* inside the root */
@@ -39,6 +51,7 @@ struct slot {
 	mode_t mode;          /* for a new file */
 	bool unmanaged;       /* reported, never edited (UKI, $kernelopts, bootloaders = no) */
 	char *note;           /* unmanaged: why, and how to rebuild; drift: why */
+	struct menu_facts *menu; /* SLOT_GRUB_CFG: what it is made from; NULL otherwise */
 };
 
 /* What the plan does with a slot (plan.h): its new content and why. */
@@ -62,6 +75,7 @@ struct slot_list {
 };
 
 void slots_free(struct slot_list *l);
+void menu_facts_free(struct menu_facts *m);
 
 const char *slot_kind_name(enum slot_kind k);   /* "bls", "kernel-cmdline", "rpi", ... */
 const char *slot_state_name(enum slot_state s); /* "in-sync", "drift", "missing", "unmanaged" */

@@ -49,13 +49,29 @@ static const struct decision *lookup(void *data, const char *release)
 	return t->def;
 }
 
+/* A menu slot with the facts found with it, written as "KEY\tTEXT" lines:
+ * R how to regenerate, O what overrides the drop-in, M what is missing,
+ * D GRUB_CMDLINE_LINUX_DEFAULT, S an input newer than the menu. */
 static struct slot menu_slot(const char *text, const char *hints)
 {
 	struct slot s = { .kind = SLOT_GRUB_CFG, .exists = true };
 	s.path = xstrdup("/boot/grub/grub.cfg");
 	s.content = xstrdup(text);
 	s.len = strlen(text);
-	s.note = hints ? xstrdup(hints) : NULL;
+	if (hints) {
+		s.menu = xcalloc(1, sizeof(*s.menu));
+		for (const char *p = hints; *p;) {
+			const char *e = strchr(p, '\n');
+			size_t n = e ? (size_t)(e - p) : strlen(p);
+			char **f = p[0] == 'R' ? &s.menu->regen : p[0] == 'O' ? &s.menu->overrides :
+				   p[0] == 'M' ? &s.menu->missing : p[0] == 'D' ? &s.menu->default_value :
+				   &s.menu->stale;
+			if (!*f)
+				*f = xstrndup(p + 2, n - 2);
+			p = e ? e + 1 : p + n;
+		}
+		s.menu->regeneration_helps = !s.menu->overrides && !s.menu->missing;
+	}
 	return s;
 }
 
@@ -65,6 +81,7 @@ static void slot_clear(struct slot *s)
 	free(s->content);
 	free(s->note);
 	free(s->kernel);
+	menu_facts_free(s->menu);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -531,11 +548,13 @@ TEST(detect_debian_dropin)
 	CHECK(!find_kind(&l, SLOT_GRUB_DEFAULT));
 	const struct slot *m = find_kind(&l, SLOT_GRUB_CFG);
 	CHECK(m && streq(m->path, "/boot/grub/grub.cfg") && m->exists);
-	/* hints for the verdict */
-	CHECK(m && m->note && strstr(m->note, "R\tupdate-grub\n"));
-	CHECK(m && m->note && strstr(m->note, "/etc/default/grub.d/99-zzz.cfg:2 sets GRUB_CMDLINE_LINUX after"));
-	CHECK(m && m->note && strstr(m->note, "M\tthe drop-in"));
-	CHECK(m && m->note && strstr(m->note, "D\tconsole=ttyS0 cgroup_enable=memory\n"));
+	/* facts for the verdict */
+	CHECK(m && m->menu && streq_ptr(m->menu->regen, "update-grub"));
+	CHECK(m && m->menu && m->menu->overrides &&
+	      strstr(m->menu->overrides, "/etc/default/grub.d/99-zzz.cfg:2 sets GRUB_CMDLINE_LINUX after"));
+	CHECK(m && m->menu && m->menu->missing && startswith(m->menu->missing, "the drop-in"));
+	CHECK(m && m->menu && streq_ptr(m->menu->default_value, "console=ttyS0 cgroup_enable=memory"));
+	CHECK(m && m->menu && !m->menu->regeneration_helps);
 	slots_free(&l);
 
 	/* the drop-in in place, nothing after it: no override, no M */
@@ -548,7 +567,7 @@ TEST(detect_debian_dropin)
 	d = find_kind(&l, SLOT_GRUB_DROPIN);
 	CHECK(d && d->exists && d->content && streq(d->content, "# ours\n"));
 	m = find_kind(&l, SLOT_GRUB_CFG);
-	CHECK(m && m->note && !strstr(m->note, "\nO\t") && !strstr(m->note, "\nM\t"));
+	CHECK(m && m->menu && !m->menu->overrides && !m->menu->missing && m->menu->regeneration_helps);
 	slots_free(&l);
 
 	/* grub = no: reported, unmanaged */
@@ -591,8 +610,8 @@ TEST(detect_marked_line_and_grubenv)
 	const struct slot *t = find_kind(&l, SLOT_GRUB_TOKENS);
 	CHECK(t && streq(t->path, GRUB_TOKENS_PATH) && !t->exists && t->create && !t->unmanaged);
 	const struct slot *m = find_kind(&l, SLOT_GRUB_CFG);
-	CHECK(m && m->note && strstr(m->note, "R\tgrub2-mkconfig -o /boot/grub2/grub.cfg\n"));
-	CHECK(m && m->note && strstr(m->note, "marked line of memcg-policy is missing"));
+	CHECK(m && m->menu && streq_ptr(m->menu->regen, "grub2-mkconfig -o /boot/grub2/grub.cfg"));
+	CHECK(m && m->menu && m->menu->missing && strstr(m->menu->missing, "marked line of memcg-policy is missing"));
 	slots_free(&l);
 	fake_close(&f);
 }
