@@ -300,19 +300,15 @@ static bool first_line(void *data, const struct menu_line *m)
 	return false;
 }
 
-char *grub_slot_cmdline(const struct slot *s)
+char *grubenv_cmdline(const struct slot *s)
 {
-	if (!s->content)
-		return NULL;
-	switch (s->kind) {
-	case SLOT_GRUBENV:
-		return xstrdup(s->content);
-	case SLOT_GRUB_CFG: {
-		char *out = NULL;
+	return s->content ? xstrdup(s->content) : NULL;
+}
+
+char *grub_menu_cmdline(const struct slot *s)
+{
+	char *out = NULL;
+	if (s->content)
 		grub_menu_lines(s->content, s->len, first_line, &out);
-		return out;
-	}
-	default:
-		return NULL;
-	}
+	return out;
 }

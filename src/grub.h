@@ -15,12 +15,20 @@
 /* Appends the GRUB slots of the root to l (none where there is no GRUB). */
 int grub_slots_find(const struct root *r, const struct policy *p, struct slot_list *l);
 
-/* slot_edit for the GRUB kinds (drop-in, marked line, grubenv). For the
- * drop-in and /etc/default/grub, added and removed stay empty: they are
- * shell files, not command lines, and must never get a token-level edit
- * (revert restores their bytes, or takes the marked line out). */
-char *grub_slot_edit(const struct slot *s, const struct decision *d, struct strv *added, struct strv *removed,
-		     size_t *new_len);
+/* The editors of the GRUB kinds in the table of slot kinds (slots.c):
+ * the drop-in, the marked line of /etc/default/grub, the recorded tokens,
+ * grubenv's kernelopts. For the drop-in, /etc/default/grub and the tokens,
+ * added and removed stay empty: they are shell or data files, not command
+ * lines, and must never get a token-level edit (revert restores their
+ * bytes, or takes the marked line out). */
+char *grub_dropin_edit(const struct slot *s, const struct decision *d, struct strv *added, struct strv *removed,
+		       size_t *new_len);
+char *grub_default_edit(const struct slot *s, const struct decision *d, struct strv *added, struct strv *removed,
+			size_t *new_len);
+char *grub_tokens_edit(const struct slot *s, const struct decision *d, struct strv *added, struct strv *removed,
+		       size_t *new_len);
+char *grubenv_edit(const struct slot *s, const struct decision *d, struct strv *added, struct strv *removed,
+		   size_t *new_len);
 
 /* Should a missing GRUB input (drop-in, /etc/default/grub) be created for
  * this decision? Yes unless it is keep: the drop-in carries no token
@@ -68,9 +76,9 @@ int grub_after_commit(const struct root *r, const struct policy *p, const struct
 char *grub_kernelopts_block(const struct root *r, const char *path, const char *value, size_t *len, int *err);
 
 /* The command line a GRUB slot gives the default kernel (slot_cmdline):
- * grubenv's kernelopts value, or the first linux line of a generated menu;
- * NULL for the drop-in and /etc/default/grub. */
-char *grub_slot_cmdline(const struct slot *s);
+ * grubenv's kernelopts value; the first linux line of a generated menu. */
+char *grubenv_cmdline(const struct slot *s);
+char *grub_menu_cmdline(const struct slot *s);
 
 /* /etc/default/grub without the marked line(s) apply added (every other
  * byte kept): for revert when the file changed since the tool wrote it. */

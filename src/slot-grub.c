@@ -481,42 +481,57 @@ static char *tokens_edit(const struct slot *s, const struct decision *d, size_t 
 	return grub_tokens_format(&t, new_len);
 }
 
-char *grub_slot_edit(const struct slot *s, const struct decision *d, struct strv *added, struct strv *removed,
-		     size_t *new_len)
+char *grub_dropin_edit(const struct slot *s, const struct decision *d, struct strv *added, struct strv *removed,
+		       size_t *new_len)
 {
-	size_t dummy;
-	if (!new_len)
-		new_len = &dummy;
+	(void)added;
+	(void)removed;
 	if (s->unmanaged)
 		return NULL;
-	switch (s->kind) {
-	case SLOT_GRUB_DROPIN:
-		/* Ours: an existing one (the package's, maybe edited by the
-		 * admin) is left alone; a missing one gets the built-in text,
-		 * unless the decision is keep (no opinion: nothing to install). */
-		if (s->exists || !d || d->keep)
-			return slot_content_copy(s, new_len);
-		*new_len = GRUB_DROPIN_LEN;
-		return xstrndup(grub_dropin_text, GRUB_DROPIN_LEN);
-	case SLOT_GRUB_DEFAULT:
-		if (!d || d->keep)
-			return slot_content_copy(s, new_len);
-		return default_edit(s, new_len);
-	case SLOT_GRUB_TOKENS:
-		return tokens_edit(s, d, new_len);
-	case SLOT_GRUBENV: {
-		if (!d || d->keep)
-			return slot_content_copy(s, new_len);
-		const char *old = s->content ? s->content : "";
-		char *text = cmdline_edit(old, strlen(old), &d->remove, NULL, removed);
-		size_t len = strlen(text);
-		add_tokens(&text, &len, &d->add, NULL, NULL, added);
-		*new_len = len;
-		return text;
-	}
-	default:
+	/* Ours: an existing one (the package's, maybe edited by the admin)
+	 * is left alone; a missing one gets the built-in text, unless the
+	 * decision is keep (no opinion: nothing to install). */
+	if (s->exists || !d || d->keep)
+		return slot_content_copy(s, new_len);
+	*new_len = GRUB_DROPIN_LEN;
+	return xstrndup(grub_dropin_text, GRUB_DROPIN_LEN);
+}
+
+char *grub_default_edit(const struct slot *s, const struct decision *d, struct strv *added, struct strv *removed,
+			size_t *new_len)
+{
+	(void)added;
+	(void)removed;
+	if (s->unmanaged)
 		return NULL;
-	}
+	if (!d || d->keep)
+		return slot_content_copy(s, new_len);
+	return default_edit(s, new_len);
+}
+
+char *grub_tokens_edit(const struct slot *s, const struct decision *d, struct strv *added, struct strv *removed,
+		       size_t *new_len)
+{
+	(void)added;
+	(void)removed;
+	if (s->unmanaged)
+		return NULL;
+	return tokens_edit(s, d, new_len);
+}
+
+char *grubenv_edit(const struct slot *s, const struct decision *d, struct strv *added, struct strv *removed,
+		   size_t *new_len)
+{
+	if (s->unmanaged)
+		return NULL;
+	if (!d || d->keep)
+		return slot_content_copy(s, new_len);
+	const char *old = s->content ? s->content : "";
+	char *text = cmdline_edit(old, strlen(old), &d->remove, NULL, removed);
+	size_t len = strlen(text);
+	add_tokens(&text, &len, &d->add, NULL, NULL, added);
+	*new_len = len;
+	return text;
 }
 
 bool grub_slot_creates(const struct slot *s, const struct decision *d)

@@ -64,12 +64,12 @@ static const struct slot_kind_ops kind_ops[] = {
 	[SLOT_KERNEL_CMDLINE] = { edit_line, line_slot_cmdline },
 	[SLOT_RPI] = { edit_line, line_slot_cmdline },
 	[SLOT_RPI_EXTRA] = { edit_line, line_slot_cmdline },
-	[SLOT_GRUB_DROPIN] = { grub_slot_edit, NULL },
-	[SLOT_GRUB_DEFAULT] = { grub_slot_edit, NULL },
-	[SLOT_GRUB_CFG] = { NULL, grub_slot_cmdline },
-	[SLOT_GRUBENV] = { grub_slot_edit, grub_slot_cmdline },
+	[SLOT_GRUB_DROPIN] = { grub_dropin_edit, NULL },
+	[SLOT_GRUB_DEFAULT] = { grub_default_edit, NULL },
+	[SLOT_GRUB_CFG] = { NULL, grub_menu_cmdline },
+	[SLOT_GRUBENV] = { grubenv_edit, grubenv_cmdline },
 	[SLOT_UKI] = { NULL, NULL },
-	[SLOT_GRUB_TOKENS] = { grub_slot_edit, NULL },
+	[SLOT_GRUB_TOKENS] = { grub_tokens_edit, NULL },
 };
 
 static const struct slot_kind_ops *ops_of(enum slot_kind k)

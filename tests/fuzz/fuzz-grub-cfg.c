@@ -1,7 +1,7 @@
 /* fuzz-grub-cfg.c - the generated GRUB menu reader (src/slot-grub.c,
  * through grub.h): grub_cfg_state, which reads every linux line of the
  * menu's linux sections and checks it against the decision of its kernel,
- * and grub_slot_cmdline (the first kernel command line), and
+ * and slot_cmdline (the first kernel command line), and
  * grub_release_from_path. Properties: the state is in-sync or drift; a
  * drift has a note that names the line; a menu in sync for a decision has
  * that decision's tokens on its first command line; a keep decision is
@@ -11,6 +11,7 @@
 
 #include "cmdline.h"
 #include "grub.h"
+#include "slots.h"
 
 struct lookup {
 	struct decision d;
@@ -33,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *text = xstrndup((const char *)data, size);
 	size_t len = strlen(text); /* a menu is read as text; NUL ends it here */
 	struct slot s = { .kind = SLOT_GRUB_CFG, .content = text, .len = len, .exists = true };
-	char *first = grub_slot_cmdline(&s);
+	char *first = slot_cmdline(&s);
 
 	for (size_t i = 0; i < ARRAY_SIZE(fuzz_decisions); i++) {
 		struct lookup l = { 0 };

@@ -1,6 +1,6 @@
 /* fuzz-grub-default.c - the /etc/default/grub reader and editor and the
  * grubenv reader (src/slot-grub.c, through grub.h): grub_default_unmark,
- * grub_slot_edit for SLOT_GRUB_DEFAULT and SLOT_GRUBENV, grubenv_get,
+ * slot_edit for SLOT_GRUB_DEFAULT and SLOT_GRUBENV, grubenv_get,
  * grub_split_words. Properties:
  *   - unmark takes out exactly the marked lines: every other line keeps
  *     its bytes, and unmarking again changes nothing;
@@ -14,6 +14,7 @@
 
 #include "cmdline.h"
 #include "grub.h"
+#include "slots.h"
 
 #define MARK "# added by memcg-policy"
 
@@ -62,7 +63,7 @@ static void check_default(const char *text, size_t len)
 		struct decision d = { .add = add, .remove = remove };
 		struct slot sl = { .kind = SLOT_GRUB_DEFAULT, .content = (char *)text, .len = len, .exists = true };
 		size_t elen, e2len;
-		char *e = grub_slot_edit(&sl, &d, NULL, NULL, &elen);
+		char *e = slot_edit(&sl, &d, NULL, NULL, &elen);
 		FUZZ_CHECK(e);
 		const char *ml = grub_marked_line();
 		size_t mll = strlen(ml);
@@ -77,13 +78,13 @@ static void check_default(const char *text, size_t len)
 		struct slot s2 = sl;
 		s2.content = e;
 		s2.len = elen;
-		char *e2 = grub_slot_edit(&s2, &d, NULL, NULL, &e2len);
+		char *e2 = slot_edit(&s2, &d, NULL, NULL, &e2len);
 		FUZZ_CHECK(fuzz_same(e2, e2len, e, elen));
 		free(e2);
 		free(e);
 
 		d.keep = true;
-		e = grub_slot_edit(&sl, &d, NULL, NULL, &elen);
+		e = slot_edit(&sl, &d, NULL, NULL, &elen);
 		FUZZ_CHECK(fuzz_same(e, elen, text, len));
 		free(e);
 		strv_free(&add);
@@ -104,12 +105,12 @@ static void check_grubenv(const char *text, size_t len)
 		struct decision d = { .add = add, .remove = remove };
 		struct slot sl = { .kind = SLOT_GRUBENV, .content = v, .len = strlen(v), .exists = true };
 		size_t elen, e2len;
-		char *e = grub_slot_edit(&sl, &d, &added, &removed, &elen);
+		char *e = slot_edit(&sl, &d, &added, &removed, &elen);
 		FUZZ_CHECK(e && strlen(e) == elen);
 		struct slot s2 = sl;
 		s2.content = e;
 		s2.len = elen;
-		char *e2 = grub_slot_edit(&s2, &d, NULL, NULL, &e2len);
+		char *e2 = slot_edit(&s2, &d, NULL, NULL, &e2len);
 		FUZZ_CHECK(fuzz_same(e2, e2len, e, elen));
 		free(e2);
 		free(e);

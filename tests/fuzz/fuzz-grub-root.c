@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "grub.h"
+#include "slots.h"
 #include "slot-kinds.h"
 
 static char rootdir[] = "/tmp/fuzz-grub-root.XXXXXX";
@@ -133,18 +134,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (s->kind == SLOT_GRUB_CFG) {
 			enum slot_state st = grub_cfg_state(s, lookup, &d);
 			FUZZ_CHECK(st == SLOT_IN_SYNC || st == SLOT_DRIFT);
-			free(grub_slot_cmdline(s));
+			free(slot_cmdline(s));
 			continue;
 		}
 		size_t n1, n2;
-		char *e1 = grub_slot_edit(s, &d, NULL, NULL, &n1);
+		char *e1 = slot_edit(s, &d, NULL, NULL, &n1);
 		if (!e1)
 			continue;
 		struct slot s2 = *s;
 		s2.content = e1;
 		s2.len = n1;
 		s2.exists = true;
-		char *e2 = grub_slot_edit(&s2, &d, NULL, NULL, &n2);
+		char *e2 = slot_edit(&s2, &d, NULL, NULL, &n2);
 		FUZZ_CHECK(e2 && fuzz_same(e1, n1, e2, n2));
 		free(e1);
 		free(e2);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "grub.h"
+#include "slots.h"
 #include "policy.h"
 #include "rootfs.h"
 #include "spawn.h"
@@ -220,7 +221,7 @@ TEST(marked_line_added_at_end)
 	s.len = strlen(orig);
 	struct strv added = { 0 }, removed = { 0 };
 	size_t n;
-	char *out = grub_slot_edit(&s, &d, &added, &removed, &n);
+	char *out = slot_edit(&s, &d, &added, &removed, &n);
 	CHECK_INT(n, strlen(out));
 	CHECK(strncmp(out, orig, strlen(orig)) == 0); /* every byte of the admin's kept */
 	char *want = xasprintf("%s%s\n", orig, grub_marked_line());
@@ -236,7 +237,7 @@ TEST(marked_line_added_at_end)
 	free(s.content);
 	s.content = out;
 	s.len = n;
-	char *again = grub_slot_edit(&s, &d, &added, &removed, &n);
+	char *again = slot_edit(&s, &d, &added, &removed, &n);
 	CHECK_STR(again, out);
 	free(again);
 
@@ -251,7 +252,7 @@ TEST(marked_line_added_at_end)
 	free(s.content);
 	s.content = xstrdup(orig);
 	s.len = strlen(orig);
-	char *k = grub_slot_edit(&s, &keep, &added, &removed, &n);
+	char *k = slot_edit(&s, &keep, &added, &removed, &n);
 	CHECK_STR(k, orig);
 	free(k);
 	free(s.content);
@@ -265,7 +266,7 @@ TEST(marked_line_moves_to_end_and_no_final_newline)
 	char *text = xasprintf("A=1\n%s\nGRUB_CMDLINE_LINUX=\"x\"", grub_marked_line());
 	struct slot s = { .kind = SLOT_GRUB_DEFAULT, .exists = true, .content = text, .len = strlen(text) };
 	size_t n;
-	char *out = grub_slot_edit(&s, &d, NULL, NULL, &n);
+	char *out = slot_edit(&s, &d, NULL, NULL, &n);
 	char *want = xasprintf("A=1\nGRUB_CMDLINE_LINUX=\"x\"\n%s\n", grub_marked_line());
 	CHECK_STR(out, want);
 	free(want);
@@ -274,7 +275,7 @@ TEST(marked_line_moves_to_end_and_no_final_newline)
 
 	/* a missing file gets just the line; CRLF marked lines are found too */
 	struct slot m = { .kind = SLOT_GRUB_DEFAULT, .create = true };
-	out = grub_slot_edit(&m, &d, NULL, NULL, &n);
+	out = slot_edit(&m, &d, NULL, NULL, &n);
 	want = xasprintf("%s\n", grub_marked_line());
 	CHECK_STR(out, want);
 	free(want);
@@ -296,7 +297,7 @@ TEST(dropin_installed_as_built_in)
 	struct decision d = mkdecision("cgroup_disable=memory", "cgroup_enable=memory");
 	struct slot s = { .kind = SLOT_GRUB_DROPIN, .create = true };
 	size_t n;
-	char *out = grub_slot_edit(&s, &d, NULL, NULL, &n);
+	char *out = slot_edit(&s, &d, NULL, NULL, &n);
 	const char *top = getenv("TOP");
 	char *path = xasprintf("%s/grub.d/99-memcg-policy.cfg", top ? top : ".");
 	size_t flen = 0;
@@ -311,20 +312,20 @@ TEST(dropin_installed_as_built_in)
 
 	/* keep: a missing drop-in stays missing (empty new content) */
 	struct decision keep = { .keep = true };
-	out = grub_slot_edit(&s, &keep, NULL, NULL, &n);
+	out = slot_edit(&s, &keep, NULL, NULL, &n);
 	CHECK_INT(n, 0);
 	free(out);
 
 	/* an existing one, whatever it holds, is left alone */
 	struct slot e = { .kind = SLOT_GRUB_DROPIN, .exists = true, .content = xstrdup("# admin's\n"), .len = 10 };
-	out = grub_slot_edit(&e, &d, NULL, NULL, &n);
+	out = slot_edit(&e, &d, NULL, NULL, &n);
 	CHECK_STR(out, "# admin's\n");
 	CHECK(!grub_slot_creates(&e, &d));
 	free(out);
 	free(e.content);
 	/* unmanaged: nothing */
 	e.unmanaged = true;
-	CHECK(grub_slot_edit(&e, &d, NULL, NULL, &n) == NULL);
+	CHECK(slot_edit(&e, &d, NULL, NULL, &n) == NULL);
 	decision_free(&d);
 }
 
@@ -335,13 +336,13 @@ TEST(grubenv_value_edited)
 	struct slot s = { .kind = SLOT_GRUBENV, .exists = true, .content = xstrdup(v), .len = strlen(v) };
 	struct strv added = { 0 }, removed = { 0 };
 	size_t n;
-	char *out = grub_slot_edit(&s, &d, &added, &removed, &n);
+	char *out = slot_edit(&s, &d, &added, &removed, &n);
 	CHECK_STR(out, "root=/dev/mapper/rhel-root ro rhgb quiet cgroup_disable=memory");
 	CHECK_INT(added.n, 1);
 	CHECK_STR(added.v[0], "cgroup_disable=memory");
 	CHECK_INT(removed.n, 1);
 	CHECK_STR(removed.v[0], "cgroup_enable=memory");
-	char *line = grub_slot_cmdline(&s);
+	char *line = slot_cmdline(&s);
 	CHECK_STR(line, v);
 	free(line);
 	free(out);
@@ -394,7 +395,7 @@ TEST(menu_in_sync_ignores_other_sections)
 	CHECK_INT(grub_cfg_state(&s, lookup, &t), SLOT_IN_SYNC);
 	CHECK(s.note == NULL); /* hints replaced */
 	/* the first linux line of the linux sections is what boots */
-	char *line = grub_slot_cmdline(&s);
+	char *line = slot_cmdline(&s);
 	CHECK_STR(line, "root=UUID=x ro console=ttyS0 cgroup_disable=memory quiet");
 	free(line);
 	slot_clear(&s);
