@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grub.h"
 #include "slot-kinds.h"
 #include "slot.h"
 #include "slots.h"
@@ -722,6 +723,87 @@ TEST(bls_edit_cases)
 	dec_free(&on);
 }
 
+/* The plan of every slot kind, as a table: (kind, content, decision) ->
+ * new content, through the table of slot kinds (slot_edit). NULL content:
+ * a missing file; NULL want: the kind is read only (or unmanaged). */
+enum table_decision { T_OFF, T_ON, T_KEEP, T_NONE };
+struct plan_row {
+	enum slot_kind kind;
+	const char *in;
+	bool unmanaged;
+	enum table_decision d;
+	const char *want;
+};
+
+TEST(plan_every_kind)
+{
+	static const struct plan_row rows[] = {
+		{ SLOT_BLS, "title x\noptions root=/dev/sda1 quiet\n", false, T_OFF,
+		  "title x\noptions root=/dev/sda1 quiet cgroup_disable=memory\n" },
+		{ SLOT_BLS, "options root=/dev/sda1 cgroup_disable=memory\n", false, T_ON,
+		  "options root=/dev/sda1 cgroup_enable=memory\n" },
+		{ SLOT_BLS, "options root=/dev/sda1 cgroup_disable=memory\n", false, T_KEEP,
+		  "options root=/dev/sda1 cgroup_disable=memory\n" },
+		{ SLOT_BLS, "options root=/dev/sda1\n", true, T_OFF, NULL },
+		{ SLOT_KERNEL_CMDLINE, "root=/dev/sda1 quiet\n", false, T_OFF, "root=/dev/sda1 quiet cgroup_disable=memory\n" },
+		{ SLOT_KERNEL_CMDLINE, "root=/dev/sda1 cgroup_enable=memory\n", false, T_OFF,
+		  "root=/dev/sda1 cgroup_disable=memory\n" },
+		{ SLOT_KERNEL_CMDLINE, "root=/dev/sda1\n", false, T_NONE, "root=/dev/sda1\n" },
+		{ SLOT_RPI, "console=serial0,115200 root=PARTUUID=1-02 rootwait\n", false, T_ON,
+		  "console=serial0,115200 root=PARTUUID=1-02 rootwait cgroup_enable=memory\n" },
+		{ SLOT_RPI, "console=tty1 cgroup_disable=memory rootwait\n", false, T_KEEP,
+		  "console=tty1 cgroup_disable=memory rootwait\n" },
+		{ SLOT_RPI_EXTRA, "cgroup_disable=memory\n", false, T_ON, "cgroup_enable=memory\n" },
+		{ SLOT_GRUBENV, "root=/dev/sda1 ro", false, T_OFF, "root=/dev/sda1 ro cgroup_disable=memory" },
+		{ SLOT_GRUBENV, "root=/dev/sda1 ro", false, T_KEEP, "root=/dev/sda1 ro" },
+		{ SLOT_GRUB_DROPIN, "# the admin's copy\n", false, T_OFF, "# the admin's copy\n" },
+		{ SLOT_GRUB_DEFAULT, "GRUB_CMDLINE_LINUX=\"quiet\"\n", false, T_KEEP, "GRUB_CMDLINE_LINUX=\"quiet\"\n" },
+		{ SLOT_GRUB_TOKENS, NULL, false, T_KEEP, "" },
+		{ SLOT_GRUB_CFG, "linux /vmlinuz-1 root=/dev/sda1\n", false, T_OFF, NULL },
+		{ SLOT_UKI, "", false, T_OFF, NULL },
+	};
+	struct decision off, on, keep = { .keep = true };
+	dec_off(&off);
+	dec_on(&on);
+	const struct decision *ds[] = { [T_OFF] = &off, [T_ON] = &on, [T_KEEP] = &keep, [T_NONE] = NULL };
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		const struct plan_row *row = &rows[i];
+		struct slot sl = { .kind = row->kind, .path = (char *)"/x", .exists = row->in != NULL,
+				   .content = (char *)row->in, .len = row->in ? strlen(row->in) : 0,
+				   .unmanaged = row->unmanaged };
+		size_t n = 0;
+		_cleanup_free_ char *out = slot_edit(&sl, ds[row->d], NULL, NULL, &n);
+		if (!row->want) {
+			CHECK(out == NULL);
+			continue;
+		}
+		CHECK_STR(out, row->want);
+		CHECK_INT((long)n, (long)strlen(row->want));
+	}
+
+	/* the kinds that write what the tool owns: the drop-in and the marked
+	 * line where missing, the recorded tokens */
+	struct slot dropin = { .kind = SLOT_GRUB_DROPIN, .path = (char *)"/x", .create = true };
+	size_t n = 0;
+	_cleanup_free_ char *text = slot_edit(&dropin, &off, NULL, NULL, &n);
+	CHECK(text && n > 0 && strstr(text, "grub-cmdline"));
+	const char *adm = "GRUB_CMDLINE_LINUX=\"quiet\"\n";
+	struct slot def = { .kind = SLOT_GRUB_DEFAULT, .path = (char *)"/x", .exists = true, .content = (char *)adm,
+			    .len = strlen(adm) };
+	_cleanup_free_ char *marked = slot_edit(&def, &off, NULL, NULL, &n);
+	CHECK(marked && startswith(marked, adm) && strstr(marked + strlen(adm), grub_marked_line()));
+	struct slot tok = { .kind = SLOT_GRUB_TOKENS, .path = (char *)"/x", .create = true };
+	_cleanup_free_ char *data = slot_edit(&tok, &off, NULL, NULL, &n);
+	struct grub_tokens t = { 0 };
+	unsigned bad = 0;
+	CHECK(data && grub_tokens_parse(data, n, &t, &bad) == 0);
+	CHECK(t.add.n == 1 && streq(t.add.v[0], "cgroup_disable=memory"));
+	CHECK(t.remove.n == 1 && streq(t.remove.v[0], "cgroup_enable=memory"));
+	grub_tokens_free(&t);
+	decision_free(&off);
+	decision_free(&on);
+}
+
 TEST(names)
 {
 	CHECK_STR(slot_kind_name(SLOT_BLS), "bls");
@@ -752,4 +834,4 @@ TEST_MAIN(T(fedora_discovery), T(fedora_edit_on_keeps_other_items), T(fedora_edi
 	  T(xbootldr_discovery), T(arch_hand_written_entries), T(arch_kernel_cmdline_yes_creates),
 	  T(version_from_linux_path), T(rpios_cmdline_txt), T(rpios_multiline_is_bad_input),
 	  T(raspi_firmware_extra_file), T(kernelopts_and_policy_off), T(bad_entries), T(symlinked_entry_stays_in_root),
-	  T(kernel_cmdline_creation_rule), T(live_checks_and_trust), T(bls_edit_cases), T(names), T(cleanup))
+	  T(kernel_cmdline_creation_rule), T(live_checks_and_trust), T(bls_edit_cases), T(plan_every_kind), T(names), T(cleanup))
