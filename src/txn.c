@@ -17,42 +17,26 @@
  * Directories are opened O_RDONLY (not O_PATH): fsync needs a real
  * descriptor. Temp files are closed after their write and reopened
  * read-only for the sync pass, so that a transaction of a thousand BLS
- * entries does not hold a thousand descriptors. */
+ * entries does not hold a thousand descriptors.
+ *
+ * The directories are in txn-dir.c; the temp files (creation, owner and
+ * mode, leftovers of a killed run) in txn-tmp.c. */
 #include "txn.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/magic.h>
 #include <signal.h>
 #include <stdio.h>
-#include <sys/random.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "diag.h"
-#include "extent.h"
 #include "readcache.h"
+#include "txn-int.h"
 
-#ifndef EXFAT_SUPER_MAGIC
-#define EXFAT_SUPER_MAGIC 0x2011BAB0
-#endif
-
-#define TMP_MARK ".memcg-policy."
-#define TMP_RAND 6
 #define MAX_SYMLINKS 40
-
-struct txn_dir {
-	char *path;   /* inside the root, as opened */
-	int fd;       /* O_RDONLY|O_DIRECTORY */
-	dev_t dev;
-	ino_t ino;
-	bool touched; /* an entry was renamed or removed: fsync it */
-	bool pending; /* touched in the current phase of the renames */
-	bool cleaned; /* leftover temp files removed */
-};
 
 /* ---- fault injection (test only) ---- */
 
@@ -101,288 +85,6 @@ static int step(void)
 		return -1;
 	}
 	return 0;
-}
-
-/* ---- small helpers ---- */
-
-/* "/a/b/c" -> "/a/b" and "c"; "/c" -> "/" and "c"; "c" -> "/" and "c". */
-static void split_path(const char *path, char **dir, char **name)
-{
-	const char *slash = strrchr(path, '/');
-	if (!slash) {
-		*dir = xstrdup("/");
-		*name = xstrdup(path);
-		return;
-	}
-	*name = xstrdup(slash + 1);
-	const char *end = slash;
-	while (end > path && end[-1] == '/')
-		end--;
-	*dir = end == path ? xstrdup("/") : xstrndup(path, (size_t)(end - path));
-}
-
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, data, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return -EIO;
-		data += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static void random_suffix(char out[TMP_RAND + 1])
-{
-	static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-	unsigned char rnd[TMP_RAND];
-	size_t got = 0;
-	while (got < sizeof(rnd)) {
-		ssize_t n = getrandom(rnd + got, sizeof(rnd) - got, GRND_NONBLOCK);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		got += (size_t)n;
-	}
-	if (got < sizeof(rnd)) {
-		/* no entropy yet (early boot): O_EXCL still makes the name safe */
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		unsigned long long x = (unsigned long long)ts.tv_nsec ^ ((unsigned long long)getpid() << 20) ^
-				       (unsigned long long)ts.tv_sec;
-		for (size_t i = got; i < sizeof(rnd); i++) {
-			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-			rnd[i] = (unsigned char)(x >> 56);
-		}
-	}
-	for (size_t i = 0; i < TMP_RAND; i++)
-		out[i] = chars[rnd[i] % (sizeof(chars) - 1)];
-	out[TMP_RAND] = '\0';
-}
-
-/* Is NAME one of our temp files (".X.memcg-policy.XXXXXX")? */
-static bool is_tmp_name(const char *name)
-{
-	size_t len = strlen(name), mark = strlen(TMP_MARK);
-	if (name[0] != '.' || len < 1 + 1 + mark + TMP_RAND)
-		return false;
-	const char *m = name + len - TMP_RAND - mark;
-	if (memcmp(m, TMP_MARK, mark) != 0)
-		return false;
-	for (const char *p = m + mark; *p; p++)
-		if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')))
-			return false;
-	return true;
-}
-
-/* Creates ".NAME.memcg-policy.XXXXXX" in dirfd (0600, O_EXCL). */
-static int tmp_create(int dirfd, const char *name, char **tmpname)
-{
-	/* the whole name must fit NAME_MAX: cut NAME if it has to */
-	int keep = (int)(NAME_MAX - 1 - strlen(TMP_MARK) - TMP_RAND);
-	for (int tries = 0; tries < 100; tries++) {
-		char suffix[TMP_RAND + 1];
-		random_suffix(suffix);
-		char *tn = xasprintf(".%.*s" TMP_MARK "%s", keep, name, suffix);
-		int fd = openat(dirfd, tn, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
-		if (fd >= 0) {
-			*tmpname = tn;
-			return fd;
-		}
-		int e = errno;
-		free(tn);
-		if (e != EEXIST)
-			return -e;
-	}
-	return -EEXIST;
-}
-
-/* vfat and exfat keep no owner and only a read-only bit: chown and some
- * chmods fail with EPERM there, and that is no reason to give up. */
-static bool fs_without_owners(int fd)
-{
-	struct statfs sfs;
-	if (fstatfs(fd, &sfs) < 0)
-		return false;
-	return sfs.f_type == MSDOS_SUPER_MAGIC || (unsigned long)sfs.f_type == EXFAT_SUPER_MAGIC;
-}
-
-/* Owner first (chown clears set-id bits), then mode. */
-static int set_owner_mode(int fd, mode_t mode, const struct stat *old)
-{
-	struct stat st;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (old && (st.st_uid != old->st_uid || st.st_gid != old->st_gid)) {
-		if (fchown(fd, old->st_uid, old->st_gid) < 0) {
-			int e = errno;
-			if (!(e == EPERM && fs_without_owners(fd)))
-				return -e;
-		}
-	}
-	if (fchmod(fd, mode) < 0) {
-		int e = errno;
-		if (!(e == EPERM && fs_without_owners(fd)))
-			return -e;
-	}
-	return 0;
-}
-
-/* ---- directories ---- */
-
-static struct txn_dir *dir_find(struct txn *t, const char *path)
-{
-	for (size_t i = 0; i < t->n_dirs; i++)
-		if (streq(t->dirs[i]->path, path))
-			return t->dirs[i];
-	return NULL;
-}
-
-static void dirs_close(struct txn *t)
-{
-	for (size_t i = 0; i < t->n_dirs; i++) {
-		if (t->dirs[i]->fd >= 0)
-			close(t->dirs[i]->fd);
-		free(t->dirs[i]->path);
-		free(t->dirs[i]);
-	}
-	free(t->dirs);
-	t->dirs = NULL;
-	t->n_dirs = 0;
-}
-
-/* mkdir -p inside the root; records what it made. */
-static int mkdir_p(struct txn *t, const char *path)
-{
-	int fd = root_openat(t->root, path, O_PATH | O_DIRECTORY, 0);
-	if (fd >= 0) {
-		close(fd);
-		return 0;
-	}
-	if (fd != -ENOENT)
-		return fd;
-	_cleanup_free_ char *parent = NULL, *name = NULL;
-	split_path(path, &parent, &name);
-	if (!*name || streq(name, ".") || streq(name, ".."))
-		return -ENOENT;
-	int r = mkdir_p(t, parent);
-	if (r < 0)
-		return r;
-	_cleanup_close_ int pfd = root_openat(t->root, parent, O_RDONLY | O_DIRECTORY, 0);
-	if (pfd < 0)
-		return pfd;
-	if (mkdirat(pfd, name, 0755) < 0)
-		return errno == EEXIST ? 0 : -errno;
-	strv_pushdup(&t->made_dirs, path);
-	/* the new directory's entry must be durable with the files in it */
-	if (fsync(pfd) < 0)
-		return -errno;
-	return 0;
-}
-
-/* The directory at path, opened once per commit; NULL and *err on failure. */
-static struct txn_dir *dir_get(struct txn *t, const char *path, bool create, int *err)
-{
-	struct txn_dir *d = dir_find(t, path);
-	if (d)
-		return d;
-	int fd = root_openat(t->root, path, O_RDONLY | O_DIRECTORY, 0);
-	if (fd == -ENOENT && create) {
-		int r = mkdir_p(t, path);
-		fd = r < 0 ? r : root_openat(t->root, path, O_RDONLY | O_DIRECTORY, 0);
-	}
-	struct stat st;
-	if (fd >= 0 && fstat(fd, &st) < 0) {
-		int e = -errno;
-		close(fd);
-		fd = e;
-	}
-	if (fd < 0) {
-		*err = fd;
-		return NULL;
-	}
-	d = xcalloc(1, sizeof(*d));
-	d->path = xstrdup(path);
-	d->fd = fd;
-	d->dev = st.st_dev;
-	d->ino = st.st_ino;
-	t->dirs = xrealloc(t->dirs, (t->n_dirs + 1) * sizeof(*t->dirs)); /* NOLINT(bugprone-sizeof-expression): an array of pointers */
-	t->dirs[t->n_dirs++] = d;
-	return d;
-}
-
-/* The first extent of DIR/NAME's data (0: none, or not a regular file). */
-static uint64_t extent_at(int dirfd, const char *name)
-{
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	struct stat st;
-	uint64_t phys = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? file_first_extent(fd) : 0;
-	close(fd);
-	return phys;
-}
-
-/* Removes temp files a killed run left behind in d. On FAT a power cut in
- * the middle of the rename over the target can leave both names pointing
- * at the same cluster chain (the target's entry already rewritten, the
- * temp file's not yet removed): unlinking the temp file would free the
- * clusters the target now uses. So a leftover that shares its data with
- * another file of the directory is left in place, with a warning. */
-static void dir_clean(const struct txn *t, struct txn_dir *d)
-{
-	if (!d || d->cleaned)
-		return;
-	d->cleaned = true;
-	int fd = openat(d->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	DIR *dir = fdopendir(fd);
-	if (!dir) {
-		close(fd);
-		return;
-	}
-	struct strv tmps = { 0 }, others = { 0 };
-	struct dirent *de;
-	while ((de = readdir(dir))) {
-		if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-			continue;
-		strv_pushdup(is_tmp_name(de->d_name) ? &tmps : &others, de->d_name);
-	}
-	closedir(dir);
-	uint64_t *phys = tmps.n ? xcalloc(others.n ? others.n : 1, sizeof(*phys)) : NULL;
-	for (size_t i = 0; tmps.n && i < others.n; i++)
-		phys[i] = extent_at(d->fd, others.v[i]);
-	for (size_t i = 0; i < tmps.n; i++) {
-		struct stat st;
-		if (fstatat(d->fd, tmps.v[i], &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
-			continue;
-		uint64_t p = extent_at(d->fd, tmps.v[i]);
-		const char *twin = NULL;
-		for (size_t j = 0; p && j < others.n && !twin; j++)
-			if (phys[j] == p)
-				twin = others.v[j];
-		if (twin) {
-			_cleanup_free_ char *path = path_join(d->path, tmps.v[i]);
-			_cleanup_free_ char *disp = root_display(t->root, path);
-			diag_warn("%s: a temporary file left by an interrupted run shares its data with %s (a rename "
-				    "cut short on FAT): left in place; check the file system (fsck.fat)",
-				    esc(disp), esc(twin));
-			continue;
-		}
-		(void)unlinkat(d->fd, tmps.v[i], 0);
-	}
-	free(phys);
-	strv_free(&tmps);
-	strv_free(&others);
 }
 
 /* ---- the transaction ---- */

@@ -57,7 +57,7 @@
 #include "util.h"
 #include "xattr.h"
 
-struct txn_dir; /* private to txn.c: a directory descriptor shared by the files in it */
+struct txn_dir; /* private to txn*.c (txn-int.h): a directory descriptor shared by the files in it */
 
 /* When a file is renamed into place, relative to the others (see
  * txn_add_record). */

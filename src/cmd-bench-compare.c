@@ -1,0 +1,99 @@
+/* cmd-bench-compare.c - `memcg-policy bench --compare A B` (cmd-bench.c):
+ * two saved runs read back, a warning for what makes them not directly
+ * comparable, and the two side by side as text or JSON. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+
+#include "jsonc.h"
+
+#include "bench-run.h"
+#include "cmd-bench-int.h"
+#include "report.h"
+#include "context.h"
+#include "diag.h"
+#include "util.h"
+
+#define MAX_SAVED_FILE (1u << 20)
+
+static int load_run(const char *path, struct bench_run *run)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return diag_error(EXIT_BADINPUT, "%s: cannot open: %m", path);
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	int r = read_fd_all(fd, MAX_SAVED_FILE, &text, &len);
+	if (r < 0) {
+		errno = -r;
+		return diag_error(EXIT_BADINPUT, "%s: cannot read: %m", path);
+	}
+	return bench_run_parse(text, len, path, run);
+}
+
+struct json_object *json_metadata(const struct bench_run *run, const char *file)
+{
+	struct json_object *o = json_object_new_object();
+	if (file)
+		json_object_object_add(o, "file", json_object_new_string(file));
+	for (size_t i = 0; i < run->keys.n; i++) {
+		const char *k = run->keys.v[i], *v = run->values.v[i];
+		/* Counts as numbers; everything else as recorded. */
+		char *end;
+		errno = 0;
+		long long n = strtoll(v, &end, 10);
+		bool number = (streq(k, "nproc") || streq(k, "size") || streq(k, "iterations")) && *v && !*end && !errno;
+		json_object_object_add(o, k, number ? json_object_new_int64(n) : json_object_new_string(v));
+	}
+	return o;
+}
+
+int do_compare(const struct context *ctx, const char *file_a, const char *file_b)
+{
+	struct bench_run a = {0}, b = {0};
+	int r = load_run(file_a, &a);
+	if (r == 0)
+		r = load_run(file_b, &b);
+	if (r < 0) {
+		bench_run_free(&a);
+		bench_run_free(&b);
+		return -r;
+	}
+	struct strv warnings = {0};
+	bench_compare_warnings(&a, &b, &warnings);
+	for (size_t i = 0; i < warnings.n; i++)
+		diag_warn("bench --compare: %s", warnings.v[i]);
+	if (ctx->json) {
+		struct json_object *o = json_object_new_object();
+		struct json_object *w = json_object_new_array();
+		for (size_t i = 0; i < warnings.n; i++)
+			json_object_array_add(w, json_object_new_string(warnings.v[i]));
+		json_object_object_add(o, "warnings", w);
+		json_object_object_add(o, "a", json_metadata(&a, file_a));
+		json_object_object_add(o, "b", json_metadata(&b, file_b));
+		struct json_object *metrics = json_object_new_array();
+		for (size_t i = 0; i < a.n_metrics; i++) {
+			const struct bench_metric *ma = &a.metrics[i];
+			const struct bench_metric *mb = bench_run_find(&b, ma->stat, ma->name);
+			struct json_object *m = json_object_new_object();
+			json_object_object_add(m, "stat", json_object_new_string(ma->stat));
+			json_object_object_add(m, "name", json_object_new_string(ma->name));
+			json_object_object_add(m, "a", json_object_new_double(ma->value));
+			json_object_object_add(m, "b", mb ? json_object_new_double(mb->value) : NULL);
+			double pct;
+			json_object_object_add(m, "diff_percent",
+					       mb && bench_pct(ma->value, mb->value, &pct) ? json_object_new_double(pct) : NULL);
+			json_object_array_add(metrics, m);
+		}
+		json_object_object_add(o, "metrics", metrics);
+		print_json(o);
+		json_object_put(o);
+	} else {
+		_cleanup_free_ char *text = bench_compare_format(&a, file_a, &b, file_b);
+		fputs(text, stdout);
+	}
+	strv_free(&warnings);
+	bench_run_free(&a);
+	bench_run_free(&b);
+	return EXIT_OK;
+}

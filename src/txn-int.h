@@ -1,0 +1,35 @@
+/* txn-int.h - private to the transaction modules (txn.c: the sequence of a
+ * commit and its rollback; txn-dir.c: the directories it works in;
+ * txn-tmp.c: the temp files, their owner and mode, and the leftovers of a
+ * killed run). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "txn.h"
+
+struct txn_dir {
+	char *path;   /* inside the root, as opened */
+	int fd;       /* O_RDONLY|O_DIRECTORY */
+	dev_t dev;
+	ino_t ino;
+	bool touched; /* an entry was renamed or removed: fsync it */
+	bool pending; /* touched in the current phase of the renames */
+	bool cleaned; /* leftover temp files removed */
+};
+
+/* ---- txn-dir.c ---- */
+
+void split_path(const char *path, char **dir, char **name);
+void dirs_close(struct txn *t);
+struct txn_dir *dir_get(struct txn *t, const char *path, bool create, int *err);
+
+/* ---- txn-tmp.c ---- */
+
+int write_all(int fd, const char *data, size_t len);
+int tmp_create(int dirfd, const char *name, char **tmpname);
+int set_owner_mode(int fd, mode_t mode, const struct stat *old);
+void dir_clean(const struct txn *t, struct txn_dir *d);
