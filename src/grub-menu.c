@@ -102,14 +102,10 @@ void grub_menu_lines(const char *text, size_t len, menu_line_fn fn, void *data)
 	bool marks = (len >= 10 && memcmp(text, "### BEGIN ", 10) == 0) || memmem(text, len, "\n### BEGIN ", 11);
 	bool relevant = !marks, recovery = false;
 	unsigned ln = 0;
-	for (size_t i = 0; i < len;) {
-		size_t e = i;
-		while (e < len && text[e] != '\n')
-			e++;
+	const char *l;
+	size_t n;
+	for (size_t pos = 0; text_next_line(text, len, &pos, &l, &n);) {
 		ln++;
-		const char *l = text + i;
-		size_t n = e - i;
-		i = e + 1;
 		if (n >= 10 && memcmp(l, "### BEGIN ", 10) == 0) {
 			_cleanup_free_ char *name = xstrndup(l + 10, n - 10);
 			const char *b = grub_basename(name);

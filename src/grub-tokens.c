@@ -38,13 +38,11 @@ int grub_tokens_parse(const char *text, size_t len, struct grub_tokens *t, unsig
 	memset(t, 0, sizeof(*t));
 	*bad_line = 0;
 	unsigned ln = 0;
-	for (size_t i = 0; i < len;) {
-		size_t e = i;
-		while (e < len && text[e] != '\n')
-			e++;
+	const char *l;
+	size_t ll;
+	for (size_t pos = 0; text_next_line(text, len, &pos, &l, &ll);) {
 		ln++;
-		_cleanup_free_ char *line = xstrndup(text + i, e - i);
-		i = e + 1;
+		_cleanup_free_ char *line = xstrndup(l, ll);
 		size_t n = strlen(line);
 		while (n > 0 && (line[n - 1] == ' ' || line[n - 1] == '\t' || line[n - 1] == '\r'))
 			line[--n] = '\0';

@@ -339,13 +339,11 @@ static void strict_despite_error(struct policy *p, const char *text, size_t len,
 {
 	bool in_policy = false;
 	unsigned ln = 0;
-	for (size_t i = 0; i < len;) {
-		size_t e = i;
-		while (e < len && text[e] != '\n')
-			e++;
+	const char *l;
+	size_t ll;
+	for (size_t pos = 0; text_next_line(text, len, &pos, &l, &ll);) {
 		ln++;
-		size_t a = i, b = e;
-		i = e + 1;
+		size_t a = (size_t)(l - text), b = a + ll;
 		while (a < b && (text[a] == ' ' || text[a] == '\t'))
 			a++;
 		while (b > a && (text[b - 1] == ' ' || text[b - 1] == '\t' || text[b - 1] == '\r'))

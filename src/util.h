@@ -76,6 +76,21 @@ void strv_pushdup(struct strv *sv, const char *s);
 bool strv_contains(const struct strv *sv, const char *s);
 void strv_free(struct strv *sv);
 
+/* Walks text (len bytes) line by line: the line at *pos, without its
+ * '\n', as *line and *n; *pos moves past it. False at the end (a last line
+ * without '\n' is a line; nothing follows a final '\n'). */
+static inline bool text_next_line(const char *text, size_t len, size_t *pos, const char **line, size_t *n)
+{
+	if (*pos >= len)
+		return false;
+	const char *start = text + *pos;
+	const char *nl = memchr(start, '\n', len - *pos);
+	*line = start;
+	*n = nl ? (size_t)(nl - start) : len - *pos;
+	*pos += *n + 1;
+	return true;
+}
+
 bool startswith(const char *s, const char *prefix);
 bool endswith(const char *s, const char *suffix);
 bool streq_ptr(const char *a, const char *b);
