@@ -57,6 +57,19 @@ for cmd in status decide check apply set; do
 	expect_eq "bad policy: $cmd: the error's file (inside the root) and line" \
 		"$(jq -c '[.errors[0].file, .errors[0].line, .kernels]' <<<"$OUT")" '["/etc/memcg-policy.conf",2,null]'
 done
+# apply --hook: the policy error is demoted to a warning in one place,
+# before anything prints it: one object, exit 0, nothing called an error
+expect_exit "bad policy: apply --hook: exit 0" 0 "${J[@]}" apply --hook
+expect_eq "bad policy: apply --hook: no error, the policy error first among the warnings (file, line)" \
+	"$(jq -c '[.exit_code, (.errors | length), .warnings[0].file, .warnings[0].line]' <<<"$OUT")" \
+	'[0,0,"/etc/memcg-policy.conf",2]'
+expect_exit "bad policy: apply --hook on stderr: exit 0" 0 "$MEMCG_POLICY" --root "$root" apply --hook
+check "bad policy: apply --hook says it as a warning" grep -q "^memcg-policy: warning: .*memcg-policy.conf:2: bad value" <<<"$ERR"
+if grep -qv "^memcg-policy: warning: " <<<"$ERR"; then
+	fail "bad policy: apply --hook prints nothing but warnings" "$ERR"
+else
+	pass "bad policy: apply --hook prints nothing but warnings"
+fi
 expect_exit "no such root" 2 "$MEMCG_POLICY" --root "$root/nonexistent" --json status
 
 # The schema is strict: an object without any one of its keys is refused.
