@@ -75,8 +75,8 @@ int cmd_check(struct context *ctx, int argc, char **argv)
 				printf(" (needs %s)", esc(ch->added.v[j]));
 			for (size_t j = 0; j < ch->removed.n; j++)
 				printf(" (has %s)", esc(ch->removed.v[j]));
-			if (s->note)
-				printf(": %s", esc(s->note));
+			if (slot_note(s, ch))
+				printf(": %s", esc(slot_note(s, ch)));
 			printf("\n");
 		}
 		if (rc == EXIT_OK)

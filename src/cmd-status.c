@@ -93,8 +93,8 @@ int cmd_status(struct context *ctx, int argc, char **argv)
 		const struct slot *s = &ev.slots.v[i];
 		printf("  %-14s %-9s %s%s%s%s\n", slot_kind_name(s->kind), slot_state_name(ev.ch[i].state), esc(s->path),
 		       s->kernel ? " [" : "", s->kernel ? esc(s->kernel) : "", s->kernel ? "]" : "");
-		if (s->note)
-			printf("  %-14s %-9s   %s\n", "", "", esc(s->note));
+		if (slot_note(s, &ev.ch[i]))
+			printf("  %-14s %-9s   %s\n", "", "", esc(slot_note(s, &ev.ch[i])));
 	}
 	for (size_t i = 0; i < ev.slots.rejected.n; i++)
 		printf("  rejected:      %s\n", esc(ev.slots.rejected.v[i]));

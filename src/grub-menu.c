@@ -214,14 +214,11 @@ static bool verify_line(void *data, const struct menu_line *m)
 	return true;
 }
 
-enum slot_state grub_cfg_state(struct slot *s, decision_lookup_fn lookup, void *data)
+enum slot_state grub_cfg_state(const struct slot *s, decision_lookup_fn lookup, void *data, char **why)
 {
-	free(s->note);
-	s->note = NULL;
+	*why = NULL;
 	const struct menu_facts no_facts = { .regeneration_helps = true };
 	const struct menu_facts *mf = s->menu ? s->menu : &no_facts;
-	if (s->menu)
-		s->menu->regeneration_helps = true; /* in sync: nothing to fix */
 	if (!s->content)
 		return SLOT_IN_SYNC;
 	struct verify v = { .lookup = lookup, .data = data };
@@ -246,8 +243,6 @@ enum slot_state grub_cfg_state(struct slot *s, decision_lookup_fn lookup, void *
 
 	const char *regen = mf->regen, *over = mf->overrides, *miss = mf->missing, *defv = mf->default_value,
 		   *stale = mf->stale;
-	if (s->menu)
-		s->menu->regeneration_helps = !over && !miss;
 	bool default_contradicts = false;
 	if (defv && v.unwanted_all.n && v.bad_recovery == 0 && v.recovery_total > 0) {
 		/* only normal entries are wrong: they get GRUB_CMDLINE_LINUX_DEFAULT too */
@@ -274,7 +269,7 @@ enum slot_state grub_cfg_state(struct slot *s, decision_lookup_fn lookup, void *
 		if (stale)
 			sb_appendf(&sb, " (%s)", stale);
 	}
-	s->note = sb_take(&sb);
+	*why = sb_take(&sb);
 	free(v.first_release);
 	strv_free(&v.missing);
 	strv_free(&v.unwanted);
@@ -283,7 +278,7 @@ enum slot_state grub_cfg_state(struct slot *s, decision_lookup_fn lookup, void *
 }
 
 /* Would regenerating fix this menu's drift? Not when something overrides
- * the drop-in or it is not in place (its facts, set by grub_cfg_state). */
+ * the drop-in or it is not in place (the facts found with it). */
 bool grub_regeneration_helps(const struct slot *s)
 {
 	return !s->menu || s->menu->regeneration_helps;

@@ -57,15 +57,15 @@ void grub_settle_menus(const struct root *r, const struct slot_list *l, struct s
 		if (is_grub_input(l->v[i].kind) && (ch[i].changed || ch[i].state == SLOT_DRIFT))
 			return; /* the configuration itself is not right yet */
 	for (size_t i = 0; i < l->n; i++) {
-		struct slot *s = &l->v[i];
+		const struct slot *s = &l->v[i];
 		if (s->kind != SLOT_GRUB_CFG || ch[i].state != SLOT_DRIFT || !grub_regeneration_helps(s))
 			continue;
 		ch[i].state = SLOT_NOT_REGENERATED;
 		char *note = xasprintf("menu not regenerated yet (the configuration is right; the menu gets it when "
 				       "the image runs update-grub / grub-mkconfig, or with apply --regenerate): %s",
-				       s->note ? s->note : "");
-		free(s->note);
-		s->note = note;
+				       slot_note(s, &ch[i]) ? slot_note(s, &ch[i]) : "");
+		free(ch[i].note);
+		ch[i].note = note;
 	}
 }
 

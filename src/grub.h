@@ -37,12 +37,12 @@ char *grubenv_edit(const struct slot *s, const struct decision *d, struct strv *
 bool grub_slot_creates(const struct slot *s, const struct decision *d);
 
 /* The state of a generated menu (SLOT_GRUB_CFG) for the decisions: every
- * linux line of each kernel carries its decision's tokens; fills s->note
- * with the reason on drift (from s->menu, the facts found with it) and
- * s->menu->regeneration_helps. lookup returns the decision of a kernel release
+ * linux line of each kernel carries its decision's tokens. Pure: on drift
+ * *why (NULL otherwise) gets the reason, from the facts found with the
+ * menu (s->menu). lookup returns the decision of a kernel release
  * (NULL if unknown: the default's is used). */
 typedef const struct decision *(*decision_lookup_fn)(void *data, const char *release);
-enum slot_state grub_cfg_state(struct slot *s, decision_lookup_fn lookup, void *data);
+enum slot_state grub_cfg_state(const struct slot *s, decision_lookup_fn lookup, void *data, char **why);
 
 /* Whether the menu is regenerated after a change: as the policy says
  * (regenerate = yes / auto on a live system; never with --root, where

@@ -1,5 +1,6 @@
 /* plan.c - decisions for every kernel and the plan for every slot, see
- * plan.h. Loading happens through the context; the rest is pure. */
+ * plan.h: gather (all the reading, through the context), then decide and
+ * plan (pure: nothing read, nothing written, the slots left as found). */
 #include "plan.h"
 
 #include "cmdline.h"
@@ -90,7 +91,7 @@ static int check_slot_line(const struct slot *s, const struct slot_change *c, co
 	return 0;
 }
 
-static int plan_slot(const struct evaluation *ev, struct slot *s, struct slot_change *c, const char *only)
+static int plan_slot(const struct evaluation *ev, const struct slot *s, struct slot_change *c, const char *only)
 {
 	const char *kernel = s->kernel ? s->kernel : (ev->def ? ev->def->k->version : NULL);
 	const struct kernel_decision *kd = kernel ? evaluation_find(ev, kernel) : NULL;
@@ -101,16 +102,15 @@ static int plan_slot(const struct evaluation *ev, struct slot *s, struct slot_ch
 	}
 	if (!kd) {
 		c->state = SLOT_UNMANAGED;
-		free(s->note);
 		if (only)
-			s->note = xasprintf("belongs to kernel %s, not to %s (--kernel)", kernel ? kernel : "?", only);
+			c->note = xasprintf("belongs to kernel %s, not to %s (--kernel)", kernel ? kernel : "?", only);
 		else
-			s->note = xasprintf("kernel %s is not installed in the root", kernel ? kernel : "?");
+			c->note = xasprintf("kernel %s is not installed in the root", kernel ? kernel : "?");
 		return 0;
 	}
 	c->d = &kd->d;
 	if (s->kind == SLOT_GRUB_CFG) {
-		c->state = grub_cfg_state(s, lookup_decision, (void *)ev);
+		c->state = grub_cfg_state(s, lookup_decision, (void *)ev, &c->note);
 		return 0;
 	}
 	const struct decision *d = is_grub_kind(s->kind) ? &ev->grub : &kd->d;
@@ -145,9 +145,10 @@ char *evaluation_boot_cmdline(const struct evaluation *ev, const struct kernel_d
 	return configured_cmdline(NULL, ev, kd->k, kd == ev->def);
 }
 
-int evaluate(struct context *ctx, const char *only, struct evaluation *ev)
+/* Gather: every fact the decisions and the plan work from, all of the
+ * reading (policy, kernels, system, slots). *defk is the default kernel. */
+static int gather(struct context *ctx, const char *only, struct evaluation *ev, struct kernel **defk)
 {
-	memset(ev, 0, sizeof(*ev));
 	int r = context_load_policy(ctx);
 	if (r < 0)
 		return r;
@@ -160,13 +161,16 @@ int evaluate(struct context *ctx, const char *only, struct evaluation *ev)
 	r = context_load_system(ctx);
 	if (r < 0)
 		return r;
-	struct kernel *defk = kernels_default(&ctx->kernels);
-	if (!defk)
+	*defk = kernels_default(&ctx->kernels);
+	if (!*defk)
 		return diag_error(EXIT_BADINPUT, "no kernel found");
-	r = slots_find(&ctx->root, &ctx->policy, defk->version, &ev->slots);
-	if (r < 0)
-		return r;
+	return slots_find(&ctx->root, &ctx->policy, (*defk)->version, &ev->slots);
+}
 
+/* Decide and plan: pure functions of the facts gathered. */
+static int decide_and_plan(struct context *ctx, const char *only, struct kernel *defk, struct evaluation *ev)
+{
+	int r;
 	ev->n_kd = ctx->kernels.n;
 	ev->kd = xcalloc(ev->n_kd, sizeof(*ev->kd));
 	for (size_t i = 0; i < ev->n_kd; i++) {
@@ -210,6 +214,14 @@ int evaluate(struct context *ctx, const char *only, struct evaluation *ev)
 	return 0;
 }
 
+int evaluate(struct context *ctx, const char *only, struct evaluation *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	struct kernel *defk = NULL;
+	int r = gather(ctx, only, ev, &defk);
+	return r < 0 ? r : decide_and_plan(ctx, only, defk, ev);
+}
+
 void evaluation_free(struct evaluation *ev)
 {
 	for (size_t i = 0; i < ev->n_kd; i++)
@@ -218,6 +230,7 @@ void evaluation_free(struct evaluation *ev)
 	decision_free(&ev->grub);
 	for (size_t i = 0; i < ev->slots.n && ev->ch; i++) {
 		free(ev->ch[i].new_content);
+		free(ev->ch[i].note);
 		strv_free(&ev->ch[i].added);
 		strv_free(&ev->ch[i].removed);
 	}

@@ -213,7 +213,7 @@ static struct json_object *slot_json(const struct slot *s, const struct slot_cha
 	json_object_object_add(j, "path", json_object_new_string(s->path));
 	json_object_object_add(j, "kernel", str_or_null(s->kernel));
 	json_object_object_add(j, "state", json_object_new_string(slot_state_name(c->state)));
-	json_object_object_add(j, "note", str_or_null(s->note));
+	json_object_object_add(j, "note", str_or_null(slot_note(s, c)));
 	json_object_object_add(j, "would_add", strv_json(&c->added));
 	json_object_object_add(j, "would_remove", strv_json(&c->removed));
 	return j;

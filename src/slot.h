@@ -37,7 +37,7 @@ struct menu_facts {
 	char *missing;       /* the drop-in or the marked line is not in place */
 	char *default_value; /* GRUB_CMDLINE_LINUX_DEFAULT as the files set it last */
 	char *stale;         /* an input newer than the menu */
-	bool regeneration_helps; /* regenerating would fix its drift: nothing overrides, nothing is missing */
+	bool regeneration_helps; /* regenerating would fix a drift: nothing overrides, nothing is missing */
 };
 
 struct slot {
@@ -64,6 +64,7 @@ struct slot_change {
 	bool changed;            /* new_content differs (or the file is to be created) */
 	struct strv added;
 	struct strv removed;
+	char *note;              /* the plan's word on it (why it drifts, is not managed); NULL: the slot's own */
 };
 
 struct slot_list {
@@ -76,6 +77,11 @@ struct slot_list {
 
 void slots_free(struct slot_list *l);
 void menu_facts_free(struct menu_facts *m);
+/* What to say about a slot: the plan's note, else the slot's own. */
+static inline const char *slot_note(const struct slot *s, const struct slot_change *c)
+{
+	return c && c->note ? c->note : s->note;
+}
 
 const char *slot_kind_name(enum slot_kind k);   /* "bls", "kernel-cmdline", "rpi", ... */
 const char *slot_state_name(enum slot_state s); /* "in-sync", "drift", "missing", "unmanaged" */

@@ -40,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct lookup l = { 0 };
 		fuzz_decision_strv(&fuzz_decisions[i], &l.d.add, &l.d.remove);
 		s.note = NULL;
-		enum slot_state st = grub_cfg_state(&s, lookup, &l);
+		enum slot_state st = grub_cfg_state(&s, lookup, &l, &s.note);
 		FUZZ_CHECK(st == SLOT_IN_SYNC || st == SLOT_DRIFT);
 		if (st == SLOT_DRIFT)
 			FUZZ_CHECK(s.note && strncmp(s.note, "line ", 5) == 0);
@@ -55,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		s.note = NULL;
 
 		l.d.keep = true;
-		FUZZ_CHECK(grub_cfg_state(&s, lookup, &l) == SLOT_IN_SYNC);
+		FUZZ_CHECK(grub_cfg_state(&s, lookup, &l, &s.note) == SLOT_IN_SYNC);
 		free(s.note);
 		s.note = NULL;
 		strv_free(&l.d.add);

@@ -132,8 +132,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(s->kind == SLOT_GRUB_DROPIN || s->kind == SLOT_GRUB_DEFAULT || s->kind == SLOT_GRUB_CFG ||
 			   s->kind == SLOT_GRUBENV || s->kind == SLOT_GRUB_TOKENS);
 		if (s->kind == SLOT_GRUB_CFG) {
-			enum slot_state st = grub_cfg_state(s, lookup, &d);
+			char *why = NULL;
+			enum slot_state st = grub_cfg_state(s, lookup, &d, &why);
 			FUZZ_CHECK(st == SLOT_IN_SYNC || st == SLOT_DRIFT);
+			FUZZ_CHECK((st == SLOT_DRIFT) == (why != NULL));
+			free(why);
 			free(slot_cmdline(s));
 			continue;
 		}

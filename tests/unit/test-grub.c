@@ -76,6 +76,17 @@ static struct slot menu_slot(const char *text, const char *hints)
 	return s;
 }
 
+/* The menu's state, with its reason kept in the slot's note for the
+ * checks below. */
+static enum slot_state cfg_state(struct slot *s, decision_lookup_fn fn, void *data)
+{
+	char *why = NULL;
+	enum slot_state st = grub_cfg_state(s, fn, data, &why);
+	free(s->note);
+	s->note = why;
+	return st;
+}
+
 static void slot_clear(struct slot *s)
 {
 	free(s->path);
@@ -392,7 +403,7 @@ TEST(menu_in_sync_ignores_other_sections)
 	struct decision off = mkdecision("cgroup_disable=memory", "cgroup_enable=memory");
 	struct lookup_table t = { .def = &off };
 	struct slot s = menu_slot(MENU_OK, "R\tupdate-grub\n");
-	CHECK_INT(grub_cfg_state(&s, lookup, &t), SLOT_IN_SYNC);
+	CHECK_INT(cfg_state(&s, lookup, &t), SLOT_IN_SYNC);
 	CHECK(s.note == NULL); /* hints replaced */
 	/* the first linux line of the linux sections is what boots */
 	char *line = slot_cmdline(&s);
@@ -404,7 +415,7 @@ TEST(menu_in_sync_ignores_other_sections)
 	struct decision keep = { .keep = true };
 	t.def = &keep;
 	s = menu_slot("linux /boot/vmlinuz-1 cgroup_enable=memory\n", NULL);
-	CHECK_INT(grub_cfg_state(&s, lookup, &t), SLOT_IN_SYNC);
+	CHECK_INT(cfg_state(&s, lookup, &t), SLOT_IN_SYNC);
 	slot_clear(&s);
 	decision_free(&off);
 }
@@ -416,7 +427,7 @@ TEST(menu_drift_stale)
 	struct lookup_table t = { .release = { "6.1.0-13-amd64" }, .d = { &on }, .def = &off };
 	/* 6.1.0-13 must not have cgroup_disable=memory: all its lines drift */
 	struct slot s = menu_slot(MENU_OK, "R\tupdate-grub\nS\t/etc/default/grub.d/99-memcg-policy.cfg is newer than the menu\n");
-	CHECK_INT(grub_cfg_state(&s, lookup, &t), SLOT_DRIFT);
+	CHECK_INT(cfg_state(&s, lookup, &t), SLOT_DRIFT);
 	CHECK(s.note && strstr(s.note, "line 17 (6.1.0-13-amd64) has cgroup_disable=memory"));
 	CHECK(s.note && strstr(s.note, "2 of 5 kernel command lines"));
 	CHECK(s.note && strstr(s.note, "stale menu: regenerate with update-grub"));
@@ -427,7 +438,7 @@ TEST(menu_drift_stale)
 	struct lookup_table t2 = { .def = &off };
 	s = menu_slot("menuentry 'x' {\n\tlinux16 /vmlinuz-5.14.0 root=/dev/sda1 quiet\n}\n",
 		      "R\tgrub2-mkconfig -o /boot/grub2/grub.cfg\n");
-	CHECK_INT(grub_cfg_state(&s, lookup, &t2), SLOT_DRIFT);
+	CHECK_INT(cfg_state(&s, lookup, &t2), SLOT_DRIFT);
 	CHECK(s.note && strstr(s.note, "line 2 (5.14.0) lacks cgroup_disable=memory"));
 	CHECK(s.note && strstr(s.note, "regenerate with grub2-mkconfig -o /boot/grub2/grub.cfg"));
 	slot_clear(&s);
@@ -450,21 +461,21 @@ TEST(menu_drift_reasons)
 		"### END /etc/grub.d/10_linux ###\n";
 	/* a later drop-in overrides ours: that is the reason given */
 	struct slot s = menu_slot(menu, "R\tupdate-grub\nO\ta later drop-in overrides ours: /etc/default/grub.d/99-zzz.cfg:1 sets GRUB_CMDLINE_LINUX after 99-memcg-policy.cfg\nD\tquiet cgroup_enable=memory\n");
-	CHECK_INT(grub_cfg_state(&s, lookup, &t), SLOT_DRIFT);
+	CHECK_INT(cfg_state(&s, lookup, &t), SLOT_DRIFT);
 	CHECK(s.note && strstr(s.note, "a later drop-in overrides ours: /etc/default/grub.d/99-zzz.cfg:1"));
 	CHECK(s.note && !strstr(s.note, "stale"));
 	slot_clear(&s);
 
 	/* only normal entries have it, and GRUB_CMDLINE_LINUX_DEFAULT does */
 	s = menu_slot(menu, "R\tupdate-grub\nD\tquiet cgroup_enable=memory\n");
-	CHECK_INT(grub_cfg_state(&s, lookup, &t), SLOT_DRIFT);
+	CHECK_INT(cfg_state(&s, lookup, &t), SLOT_DRIFT);
 	CHECK(s.note && strstr(s.note, "GRUB_CMDLINE_LINUX_DEFAULT contradicts the decision (cgroup_enable=memory)"));
 	CHECK(s.note && strstr(s.note, "stale menu: regenerate with update-grub"));
 	slot_clear(&s);
 
 	/* the drop-in is not in place */
 	s = menu_slot(menu, "R\tupdate-grub\nM\tthe drop-in /etc/default/grub.d/99-memcg-policy.cfg is not installed: run memcg-policy apply\n");
-	CHECK_INT(grub_cfg_state(&s, lookup, &t), SLOT_DRIFT);
+	CHECK_INT(cfg_state(&s, lookup, &t), SLOT_DRIFT);
 	CHECK(s.note && strstr(s.note, "is not installed"));
 	slot_clear(&s);
 
@@ -473,17 +484,17 @@ TEST(menu_drift_reasons)
 		      "  set kernelopts=\"root=/dev/mapper/rhel-root ro rhgb quiet \"\nfi\ninsmod blscfg\nblscfg\n"
 		      "### END /etc/grub.d/10_linux ###\n",
 		      "R\tgrub2-mkconfig -o /boot/grub2/grub.cfg\n");
-	CHECK_INT(grub_cfg_state(&s, lookup, &t), SLOT_DRIFT);
+	CHECK_INT(cfg_state(&s, lookup, &t), SLOT_DRIFT);
 	CHECK(s.note && strstr(s.note, "line 3 lacks cgroup_disable=memory"));
 	slot_clear(&s);
 
 	/* quoted value: a token inside quotes is a value, not ours */
 	s = menu_slot("linux /boot/vmlinuz-6.1 ro 'foo=x cgroup_enable=memory' cgroup_disable=memory\n", NULL);
-	CHECK_INT(grub_cfg_state(&s, lookup, &t), SLOT_IN_SYNC);
+	CHECK_INT(cfg_state(&s, lookup, &t), SLOT_IN_SYNC);
 	slot_clear(&s);
 	/* but an unquoted dash spelling counts */
 	s = menu_slot("linux /boot/vmlinuz-6.1 ro cgroup-enable=memory cgroup_disable=memory\n", NULL);
-	CHECK_INT(grub_cfg_state(&s, lookup, &t), SLOT_DRIFT);
+	CHECK_INT(cfg_state(&s, lookup, &t), SLOT_DRIFT);
 	slot_clear(&s);
 	decision_free(&off);
 }
