@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "jsonc.h"
 
+#include "commit.h"
 #include "diag.h"
 #include "grub.h"
 #include "journal.h"
@@ -20,11 +21,6 @@
 #include "spawn.h"
 #include "txn.h"
 #include "util.h"
-
-/* Slots whose change is written as the file itself (grubenv's is its
- * kernelopts value, written as a new environment block; menus are only
- * regenerated). */
-static bool written_as_file(enum slot_kind k) { return k != SLOT_GRUBENV && k != SLOT_GRUB_CFG; }
 
 static void print_changes(const struct evaluation *ev)
 {
@@ -134,27 +130,19 @@ static int write_files(struct context *ctx, struct evaluation *ev)
 	size_t len;
 	_cleanup_free_ char *text = journal_serialize(&j, &len);
 	journal_free(&j);
+	struct file_change *fc = xcalloc(ev->slots.n ? ev->slots.n : 1, sizeof(*fc));
+	size_t n = 0;
+	for (size_t i = 0; i < ev->slots.n; i++) {
+		const struct slot *s = &ev->slots.v[i];
+		const struct slot_change *c = &ev->ch[i];
+		if (c->changed && c->new_content)
+			fc[n++] = (struct file_change){ s->path, s->kind, c->new_content, c->new_len, s->mode };
+	}
 	/* Write-ahead: the journal is durable (renamed, its directory synced)
 	 * before any boot file is renamed, on whatever file system each is: a
 	 * crash or power cut never keeps a change and loses its record. */
-	struct txn t;
-	txn_init(&t, &ctx->root);
-	txn_add_record(&t, JOURNAL_PATH, text, len, TXN_BEFORE);
-	for (size_t i = 0; i < ev->slots.n && r >= 0; i++) {
-		const struct slot *s = &ev->slots.v[i];
-		const struct slot_change *c = &ev->ch[i];
-		if (c->changed && written_as_file(s->kind))
-			txn_add(&t, s->path, c->new_content, c->new_len, s->mode ? s->mode : 0644);
-		if (c->changed && s->kind == SLOT_GRUBENV) {
-			size_t blen;
-			_cleanup_free_ char *block = grub_kernelopts_block(&ctx->root, s->path, c->new_content, &blen, &r);
-			if (block)
-				txn_add(&t, s->path, block, blen, 0644);
-		}
-	}
-	if (r >= 0)
-		r = txn_commit(&t);
-	txn_free(&t);
+	r = commit_changes(&ctx->root, fc, n, text, len, TXN_BEFORE);
+	free(fc);
 	return r;
 }
 

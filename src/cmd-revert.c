@@ -16,7 +16,7 @@
 #include "commands.h"
 #include "jsonc.h"
 
-#include "cmdline.h"
+#include "commit.h"
 #include "diag.h"
 #include "grub.h"
 #include "journal.h"
@@ -30,88 +30,126 @@
 
 #include "context.h"
 
-static bool is_grubenv(const char *path) { return endswith(path, "/grubenv"); }
-
-/* The content a journal entry gives back; NULL: delete the file. */
-static char *reverted_content(const struct journal_entry *e, const char *cur, size_t cur_len, size_t *len,
-			      bool *delete)
+/* Facts and plan: the current content of every file the journal's
+ * records (those of kernel, if given) name, each record undone
+ * (revert_plan_record), and, without --kernel, the boot entries written
+ * from /etc/kernel/cmdline (revert_plan_copies). */
+static int plan_revert(struct context *ctx, const struct journal *j, const char *kernel, struct revert_plan *p)
 {
-	*delete = false;
-	if (streq(e->path, GRUB_TOKENS_PATH)) {
-		/* the tool's own data: gone, whatever it holds */
-		*delete = true;
-		return NULL;
-	}
-	if (cur_len == e->written_len && memcmp(cur, e->written, cur_len) == 0) {
-		if (!e->had_original) {
-			*delete = true;
-			return NULL;
+	for (size_t i = 0; i < j->n; i++) {
+		const struct journal_entry *e = &j->v[i];
+		if (kernel && !streq_ptr(e->kernel, kernel))
+			continue;
+		_cleanup_free_ char *text = NULL;
+		size_t len = 0;
+		int rr = root_read_file(&ctx->root, e->path, MAX_INPUT_FILE, &text, &len);
+		if (rr == -ENOENT) {
+			if (kernel)
+				log_verbose("%s is gone: its record is dropped", e->path);
+			else
+				diag_warn("%s is gone: nothing to revert there", e->path);
+		} else if (rr < 0) {
+			_cleanup_free_ char *d = root_display(&ctx->root, e->path);
+			return diag_error(root_error_exit(rr), "%s: %s", d, root_strerror(rr));
 		}
-		*len = e->original_len;
-		return xstrndup(e->original, e->original_len);
+		revert_plan_record(p, &ctx->root, e, text, len);
 	}
-	/* changed since: /etc/default/grub loses the marked line, other
-	 * files get the token-level undo */
-	if (streq(e->path, GRUB_DEFAULT_PATH))
-		return grub_default_unmark(cur, cur_len, len);
-	/* undo token by token: each item of the tokens we added goes
-	 * ("name=a,b" removes a and b, as cmdline_edit reads it) */
-	char *out = cmdline_edit(cur, cur_len, &e->added, &e->removed, NULL);
-	*len = strlen(out);
-	return out;
-}
-
-/* grubenv: the journal holds kernelopts values. The original value where
- * kernelopts is still what the tool wrote, else the token-level undo; the
- * new block joins the transaction, so the record ends only with it. */
-static int revert_kernelopts(struct context *ctx, const struct journal_entry *e, bool dry_run, struct txn *t,
-			     struct json_object *obj)
-{
-	_cleanup_free_ char *text = NULL;
-	size_t len;
-	int rr = root_read_file(&ctx->root, e->path, 64u << 10, &text, &len);
-	if (rr == -ENOENT) {
-		diag_warn("%s is gone: nothing to revert there", e->path);
+	if (kernel || !revert_needs_copies(j))
+		return 0;
+	struct slot_list l;
+	if (slots_find(&ctx->root, NULL, NULL, &l) < 0) {
+		/* the revert of the journal's files goes on: a boot file that
+		 * cannot be read only keeps its copies from being looked at */
+		diag_warn("the boot entries written from " KCMDLINE_PATH " were not looked at (see above)");
 		return 0;
 	}
-	_cleanup_free_ char *d = root_display(&ctx->root, e->path);
-	if (rr < 0)
-		return diag_error(root_error_exit(rr), "%s: %s", d, root_strerror(rr));
-	_cleanup_free_ char *cur = grubenv_get(text, len, "kernelopts");
-	if (!cur) {
-		diag_warn("%s: no kernelopts any more: nothing to revert there", d);
-		return 0;
-	}
-	_cleanup_free_ char *want = NULL;
-	if (strlen(cur) == e->written_len && memcmp(cur, e->written, e->written_len) == 0)
-		want = xstrndup(e->original, e->original_len);
-	else
-		want = cmdline_edit(cur, strlen(cur), &e->added, &e->removed, NULL);
-	if (streq(want, cur))
-		return 0;
-	if (obj)
-		json_report_file(obj, e->path, "restored", &e->removed, &e->added);
-	if (dry_run) {
-		if (!ctx->json)
-			printf("would set kernelopts in %s to: %s\n", esc(e->path), esc(want));
-		return 0;
-	}
-	size_t blen;
-	int r = 0;
-	_cleanup_free_ char *block = grub_kernelopts_block(&ctx->root, e->path, want, &blen, &r);
-	if (!block)
-		return r;
-	txn_add(t, e->path, block, blen, 0644);
-	if (log_verbosity >= 0 && !ctx->json)
-		printf("restored kernelopts in %s\n", esc(e->path));
+	revert_plan_copies(p, &ctx->root, j, &l);
+	slots_free(&l);
 	return 0;
 }
 
-/* Undoes the journal's records (those of kernel, if given); files[] of
+static const char *item_verb(const struct revert_item *it)
+{
+	return it->u.action == UNDO_DELETE ? "removed" : "restored";
+}
+
+/* --dry-run: what the commit would write, as diffs (grubenv: the value). */
+static int show_plan(const struct context *ctx, const struct revert_plan *p)
+{
+	int r = 0;
+	for (size_t i = 0; i < p->n && r >= 0 && !ctx->json; i++) {
+		const struct revert_item *it = &p->v[i];
+		if (slot_kind_writes(it->kind) == SLOT_WRITES_KERNELOPTS)
+			printf("would set kernelopts in %s to: %s\n", esc(it->path), esc(it->u.content));
+		else
+			r = print_unified_diff(it->path, it->u.cur, it->u.cur_len,
+					       it->u.action == UNDO_DELETE ? NULL : it->u.content,
+					       it->u.action == UNDO_DELETE ? 0 : it->u.len);
+	}
+	return r;
+}
+
+/* After the commit: what it did. */
+static void tell_done(const struct context *ctx, const struct revert_plan *p)
+{
+	for (size_t i = 0; i < p->n && log_verbosity >= 0 && !ctx->json; i++) {
+		const struct revert_item *it = &p->v[i];
+		if (slot_kind_writes(it->kind) == SLOT_WRITES_KERNELOPTS)
+			printf("restored kernelopts in %s\n", esc(it->path));
+		else if (it->copy)
+			printf("restored %s (its options were written from %s)\n", esc(it->path), KCMDLINE_PATH);
+		else
+			printf("%s %s\n", item_verb(it), esc(it->path));
+	}
+}
+
+/* The plan's files and the journal without the ended records, in one
+ * commit: the records end only once what they undo is durable. */
+static int commit_revert(struct context *ctx, struct journal *j, const struct revert_plan *p)
+{
+	if (p->ended.n == 0)
+		return 0;
+	for (size_t i = 0; i < p->ended.n; i++)
+		journal_forget(j, p->ended.v[i]);
+	size_t len = 0;
+	_cleanup_free_ char *text = j->n ? journal_serialize(j, &len) : NULL;
+	struct file_change *fc = xcalloc(p->n ? p->n : 1, sizeof(*fc));
+	for (size_t i = 0; i < p->n; i++) {
+		const struct revert_item *it = &p->v[i];
+		const bool del = it->u.action == UNDO_DELETE;
+		fc[i] = (struct file_change){ it->path, it->kind, del ? NULL : it->u.content, del ? 0 : it->u.len, 0 };
+	}
+	int r = commit_changes(&ctx->root, fc, p->n, text, len, TXN_AFTER);
+	free(fc);
+	return r;
+}
+
+/* Regeneration: the menu made anew from the restored GRUB inputs. */
+static int regenerate_menu(struct context *ctx)
+{
+	int r = context_load_policy(ctx);
+	if (r < 0)
+		return r;
+	struct slot_list l = { 0 };
+	r = grub_slots_find(&ctx->root, &ctx->policy, &l);
+	if (r >= 0) {
+		bool *changed = xcalloc(l.n ? l.n : 1, sizeof(bool));
+		for (size_t i = 0; i < l.n; i++)
+			changed[i] = slot_kind_writes(l.v[i].kind) != SLOT_WRITES_NOTHING;
+		unsigned ran = 0;
+		r = grub_after_commit(&ctx->root, &ctx->policy, &l, changed, GRUB_REGEN_POLICY, &ran);
+		free(changed);
+	}
+	slots_free(&l);
+	return r;
+}
+
+/* Undoes the journal's records (those of kernel, if given): facts, plan,
+ * the plan shown (--dry-run) or committed, then regeneration; files[] of
  * obj gets each file. Returns 0 or a negative exit code. */
 static int revert_journal(struct context *ctx, bool dry_run, const char *kernel, struct json_object *obj)
 {
-	struct journal j = {0};
+	struct journal j = { 0 };
 	int r = journal_load(&ctx->root, &j);
 	if (r < 0)
 		return r;
@@ -121,95 +159,21 @@ static int revert_journal(struct context *ctx, bool dry_run, const char *kernel,
 		journal_free(&j);
 		return 0;
 	}
-	struct txn t;
-	txn_init(&t, &ctx->root);
-	bool grub_input = false;
-	struct strv done = {0}; /* paths whose records end */
-	for (size_t i = 0; i < j.n && r >= 0; i++) {
-		const struct journal_entry *e = &j.v[i];
-		if (kernel && !streq_ptr(e->kernel, kernel))
-			continue;
-		strv_pushdup(&done, e->path);
-		_cleanup_free_ char *cur = NULL;
-		size_t cur_len = 0;
-		bool exists = true;
-		if (is_grubenv(e->path)) {
-			r = revert_kernelopts(ctx, e, dry_run, &t, obj);
-			grub_input = true;
-			continue;
-		}
-		int rr = root_read_file(&ctx->root, e->path, MAX_INPUT_FILE, &cur, &cur_len);
-		if (rr == -ENOENT) {
-			exists = false;
-		} else if (rr < 0) {
-			_cleanup_free_ char *d = root_display(&ctx->root, e->path);
-			r = diag_error(EXIT_SYSTEM, "%s: %s", d, strerror(-rr));
-			break;
-		}
-		if (!exists) {
-			if (kernel)
-				log_verbose("%s is gone: its record is dropped", e->path);
-			else
-				diag_warn("%s is gone: nothing to revert there", e->path);
-			continue;
-		}
-		size_t len = 0;
-		bool del;
-		_cleanup_free_ char *content = reverted_content(e, cur, cur_len, &len, &del);
-		if (!del && len == cur_len && memcmp(content, cur, len) == 0)
-			continue;
-		if (startswith(e->path, "/etc/default/grub") || streq(e->path, GRUB_TOKENS_PATH))
-			grub_input = true;
-		if (obj)
-			json_report_file(obj, e->path, del ? "removed" : "restored", &e->removed, &e->added);
-		if (dry_run) {
-			if (ctx->json)
-				continue;
-			r = print_unified_diff(e->path, cur, cur_len, del ? NULL : content, del ? 0 : len);
-			continue;
-		}
-		if (del)
-			txn_delete(&t, e->path);
-		else
-			txn_add(&t, e->path, content, len, 0644);
-		if (log_verbosity >= 0 && !ctx->json)
-			printf("%s %s\n", del ? "removed" : "restored", esc(e->path));
+	struct revert_plan p = { 0 };
+	r = plan_revert(ctx, &j, kernel, &p);
+	for (size_t i = 0; r >= 0 && obj && i < p.n; i++)
+		json_report_file(obj, p.v[i].path, item_verb(&p.v[i]), &p.v[i].put_back, &p.v[i].taken);
+	if (r >= 0 && dry_run)
+		r = show_plan(ctx, &p);
+	if (r >= 0 && !dry_run) {
+		r = commit_revert(ctx, &j, &p);
+		if (r >= 0)
+			tell_done(ctx, &p);
+		if (r >= 0 && p.feeds_menu)
+			r = regenerate_menu(ctx);
 	}
-	if (r >= 0 && !kernel)
-		r = revert_copies(ctx, &j, dry_run, &t, obj);
-	if (r >= 0 && !dry_run && done.n) {
-		for (size_t i = 0; i < done.n; i++)
-			journal_forget(&j, done.v[i]);
-		/* the records end only once what they undo is durable */
-		if (j.n == 0) {
-			txn_add_record(&t, JOURNAL_PATH, NULL, 0, TXN_AFTER);
-		} else {
-			size_t len;
-			_cleanup_free_ char *text = journal_serialize(&j, &len);
-			txn_add_record(&t, JOURNAL_PATH, text, len, TXN_AFTER);
-		}
-		r = txn_commit(&t);
-	}
-	strv_free(&done);
-	txn_free(&t);
+	revert_plan_free(&p);
 	journal_free(&j);
-	if (r >= 0 && !dry_run && grub_input) {
-		/* regenerate the menu from the restored inputs */
-		r = context_load_policy(ctx);
-		if (r >= 0) {
-			struct slot_list l = {0};
-			r = grub_slots_find(&ctx->root, &ctx->policy, &l);
-			if (r >= 0) {
-				bool *changed = xcalloc(l.n ? l.n : 1, sizeof(bool));
-				for (size_t i = 0; i < l.n; i++)
-					changed[i] = l.v[i].kind != SLOT_GRUB_CFG;
-				unsigned ran = 0;
-				r = grub_after_commit(&ctx->root, &ctx->policy, &l, changed, GRUB_REGEN_POLICY, &ran);
-				free(changed);
-			}
-			slots_free(&l);
-		}
-	}
 	return r < 0 ? r : 0;
 }
 

@@ -86,8 +86,7 @@ char *grub_default_unmark(const char *text, size_t len, size_t *new_len);
 
 /* Where the drop-in is installed on the Debian family, and the marked line
  * that sources it from $(DATADIR) elsewhere ("...  # added by memcg-policy"). */
-#define GRUB_DROPIN_PATH "/etc/default/grub.d/99-memcg-policy.cfg"
-#define GRUB_DEFAULT_PATH "/etc/default/grub"
+/* (GRUB_DROPIN_PATH, GRUB_DEFAULT_PATH: slot.h) */
 const char *grub_marked_line(void);
 
 /* ---- the recorded decision (grub-tokens.c) ----
@@ -95,7 +94,7 @@ const char *grub_marked_line(void);
  * journals like every file it writes; the drop-in (through grub-cmdline)
  * reads only that file, never the policy: keep keeps, a policy error at
  * kernel-update time keeps the last applied state, revert deletes it. */
-#define GRUB_TOKENS_PATH "/var/lib/memcg-policy/grub.tokens"
+/* (GRUB_TOKENS_PATH: slot.h) */
 /* For apply --dry-run only: the program the drop-in runs, and the data it
  * reads instead of GRUB_TOKENS_PATH. */
 #define ENV_GRUB_FILTER "MEMCG_POLICY_FILTER"

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "diag.h"
-#include "grub.h"
+#include "slot.h"
 
 #define JOURNAL_VERSION 1
 #define LOCK_DIR "/run"
@@ -287,7 +287,7 @@ static const char *from_json(json_object *root, struct journal *j)
 			return "a path that is not absolute";
 		if (journal_find(j, path))
 			return "a path listed twice";
-		if (!journal_path_is_slot(path))
+		if (!slot_kind_of_path(path, NULL))
 			return "a path that is no boot file the tool manages";
 		struct journal_entry *e = entry_new(j, path);
 		json_object *b;
@@ -311,29 +311,6 @@ static const char *from_json(json_object *root, struct journal *j)
 			return "a token list that is not a list of strings";
 	}
 	return NULL;
-}
-
-/* A path one of the slot kinds can have (slot.h): revert writes only
- * these. Plain names only (no "." or ".." component, no "//"). */
-bool journal_path_is_slot(const char *path)
-{
-	static const char *const files[] = {
-		"/etc/kernel/cmdline",	     GRUB_DEFAULT_PATH,		  GRUB_DROPIN_PATH,	 GRUB_TOKENS_PATH,
-		"/etc/default/raspi-extra-cmdline", "/boot/firmware/cmdline.txt", "/boot/cmdline.txt",
-		"/boot/grub/grubenv",	     "/boot/grub2/grubenv",
-	};
-	static const char *const entry_dirs[] = { "/boot/loader/entries/", "/efi/loader/entries/",
-						  "/boot/efi/loader/entries/" };
-	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
-		if (streq(path, files[i]))
-			return true;
-	for (size_t i = 0; i < ARRAY_SIZE(entry_dirs); i++) {
-		if (!startswith(path, entry_dirs[i]))
-			continue;
-		const char *name = path + strlen(entry_dirs[i]);
-		return name[0] && name[0] != '.' && !strchr(name, '/') && endswith(name, ".conf");
-	}
-	return false;
 }
 
 int journal_load(const struct root *r, struct journal *j)

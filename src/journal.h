@@ -41,7 +41,7 @@ struct journal {
  * input: -EXIT_BADINPUT with its path; so is one that is owned by another
  * user than root (or the user running the tool) or writable by group or
  * others ("unsafe journal"), or that names a file that is not a boot file
- * the tool manages (journal_path_is_slot). It is written 0600 (it holds
+ * the tool manages (slot_kind_of_path, slot.h). It is written 0600 (it holds
  * copies of boot files that may be private). */
 int journal_load(const struct root *r, struct journal *j);
 /* Records a change the tool is about to write: keeps the first original,
@@ -51,8 +51,6 @@ void journal_record(struct journal *j, const char *path, const char *kernel, boo
 		    size_t old_len, const char *new_content, size_t new_len, const struct strv *added,
 		    const struct strv *removed);
 void journal_forget(struct journal *j, const char *path);
-/* Is path one a slot kind can have (the only paths revert writes)? */
-bool journal_path_is_slot(const char *path);
 struct journal_entry *journal_find(struct journal *j, const char *path);
 /* Serialized JSON text (for adding to the same transaction). */
 char *journal_serialize(const struct journal *j, size_t *len);

@@ -15,16 +15,11 @@
 #include "diag.h"
 #include "revert.h"
 
-#include <stdio.h>
-
 #include "cmdline.h"
-#include "report.h"
 #include "slot.h"
 #include "slots.h"
-#include "spawn.h"
 #include "util.h"
 
-#define KCMDLINE_PATH "/etc/kernel/cmdline"
 
 /* The line the tool last wrote to /etc/kernel/cmdline, as kernel-install
  * reads it. */
@@ -91,64 +86,41 @@ bool kcmdline_copy_added(const struct journal *j, const struct slot *s, struct s
 	return true;
 }
 
-int revert_copies(struct context *ctx, const struct journal *j, bool dry_run, struct txn *t,
-		  struct json_object *obj)
+bool revert_needs_copies(const struct journal *j)
 {
-	const struct journal_entry *src = NULL;
-	struct strv journaled = { 0 };
-	for (size_t i = 0; i < j->n; i++) {
-		strv_pushdup(&journaled, j->v[i].path);
-		if (streq(j->v[i].path, KCMDLINE_PATH))
-			src = &j->v[i];
-	}
-	if (!src || src->added.n == 0) {
-		strv_free(&journaled);
-		return 0;
-	}
-	struct slot_list l;
-	int r = slots_find(&ctx->root, NULL, NULL, &l);
-	if (r < 0) {
-		/* the revert of the journal's files goes on: a boot file that
-		 * cannot be read only keeps its copies from being looked at */
-		diag_warn("the boot entries written from " KCMDLINE_PATH " were not looked at (see above)");
-		strv_free(&journaled);
-		return 0;
-	}
+	const struct journal_entry *src = find_record(j, KCMDLINE_PATH);
+	return src && src->added.n > 0;
+}
+
+void revert_plan_copies(struct revert_plan *p, const struct root *r, const struct journal *j, const struct slot_list *l)
+{
+	const struct journal_entry *src = find_record(j, KCMDLINE_PATH);
+	if (!src || src->added.n == 0)
+		return;
 	_cleanup_free_ char *wline = written_line(src);
 	struct decision d = { .remove = src->added, .add = src->removed };
-	for (size_t i = 0; r >= 0 && i < l.n; i++) {
-		const struct slot *s = &l.v[i];
-		if (s->kind != SLOT_BLS || s->unmanaged || !s->exists || strv_contains(&journaled, s->path))
+	for (size_t i = 0; i < l->n; i++) {
+		const struct slot *s = &l->v[i];
+		if (s->kind != SLOT_BLS || s->unmanaged || !s->exists || find_record(j, s->path))
 			continue;
 		_cleanup_free_ char *opts = slot_cmdline(s);
 		if (!opts || !has_any(opts, &src->added))
 			continue;
-		_cleanup_free_ char *disp = root_display(&ctx->root, s->path);
 		if (!wline || !same_tokens(wline, opts)) {
+			_cleanup_free_ char *disp = root_display(r, s->path);
 			diag_warn("%s has the tool's arguments, but its options are not those the tool wrote to "
-				    KCMDLINE_PATH ": left as it is", disp);
+				  KCMDLINE_PATH ": left as it is", disp);
 			continue;
 		}
 		struct strv added = { 0 }, removed = { 0 };
 		size_t len = 0;
-		_cleanup_free_ char *content = slot_edit(s, &d, &added, &removed, &len);
+		char *content = slot_edit(s, &d, &added, &removed, &len);
 		if (content && !(len == s->len && memcmp(content, s->content, len) == 0)) {
-			if (obj)
-				json_report_file(obj, s->path, "restored", &added, &removed);
-			if (dry_run) {
-				if (!ctx->json)
-					r = print_unified_diff(s->path, s->content, s->len, content, len);
-			} else {
-				txn_add(t, s->path, content, len, 0644);
-				if (log_verbosity >= 0 && !ctx->json)
-					printf("restored %s (its options were written from %s)\n", s->path,
-					       KCMDLINE_PATH);
-			}
+			revert_plan_copy_item(p, s, content, len, &added, &removed);
+		} else {
+			free(content);
+			strv_free(&added);
+			strv_free(&removed);
 		}
-		strv_free(&added);
-		strv_free(&removed);
 	}
-	slots_free(&l);
-	strv_free(&journaled);
-	return r < 0 ? r : 0;
 }

@@ -42,7 +42,7 @@
 /* Largest grub-mkconfig script read to see whether it sources grub.d. */
 #define MAX_SCRIPT (1u << 20)
 
-static const char *const grubenvs[] = { "/boot/grub2/grubenv", "/boot/grub/grubenv" };
+static const char *const grubenvs[] = { GRUBENV2_PATH, GRUBENV_PATH };
 
 const char *grub_dropin_builtin(size_t *len)
 {

@@ -20,7 +20,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#define KCMDLINE "/etc/kernel/cmdline"
+#define KCMDLINE KCMDLINE_PATH
 
 static char *read_trimmed(const struct root *r, const char *path)
 {

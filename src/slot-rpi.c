@@ -16,7 +16,7 @@
 #include <stdio.h>
 
 #define RASPI_FIRMWARE_HOOK "/etc/kernel/postinst.d/z50-raspi-firmware"
-#define RASPI_EXTRA "/etc/default/raspi-extra-cmdline"
+#define RASPI_EXTRA RPI_EXTRA_PATH
 
 /* One command line: anything but whitespace after the first line is bad input. */
 static int check_one_line(const struct root *r, const char *path, const char *text, size_t len)
@@ -84,7 +84,7 @@ static int add_file(const struct root *r, const struct policy *p, enum slot_kind
 
 int rpi_slots_find(const struct root *r, const struct policy *p, struct slot_list *l)
 {
-	static const char *const txt[] = { "/boot/firmware/cmdline.txt", "/boot/cmdline.txt" };
+	static const char *const txt[] = { RPI_CMDLINE_PATH, RPI_CMDLINE_OLD_PATH };
 	const char *found = NULL;
 	for (size_t i = 0; i < ARRAY_SIZE(txt) && !found; i++)
 		if (root_exists(r, txt[i]))

@@ -23,6 +23,38 @@ static const char *const kind_names[] = {
 	[SLOT_GRUB_TOKENS] = "grub-tokens",
 };
 
+static const struct {
+	const char *path;
+	enum slot_kind kind;
+} kind_paths[] = {
+	{ KCMDLINE_PATH, SLOT_KERNEL_CMDLINE },	 { RPI_CMDLINE_PATH, SLOT_RPI },     { RPI_CMDLINE_OLD_PATH, SLOT_RPI },
+	{ RPI_EXTRA_PATH, SLOT_RPI_EXTRA },	 { GRUB_DROPIN_PATH, SLOT_GRUB_DROPIN },
+	{ GRUB_DEFAULT_PATH, SLOT_GRUB_DEFAULT }, { GRUB_TOKENS_PATH, SLOT_GRUB_TOKENS },
+	{ GRUBENV_PATH, SLOT_GRUBENV },		 { GRUBENV2_PATH, SLOT_GRUBENV },
+};
+static const char *const entry_dirs[] = { "/boot/loader/entries/", "/efi/loader/entries/",
+					  "/boot/efi/loader/entries/" };
+
+bool slot_kind_of_path(const char *path, enum slot_kind *kind)
+{
+	enum slot_kind dummy;
+	if (!kind)
+		kind = &dummy;
+	for (size_t i = 0; i < ARRAY_SIZE(kind_paths); i++)
+		if (streq(path, kind_paths[i].path)) {
+			*kind = kind_paths[i].kind;
+			return true;
+		}
+	for (size_t i = 0; i < ARRAY_SIZE(entry_dirs); i++) {
+		if (!startswith(path, entry_dirs[i]))
+			continue;
+		const char *name = path + strlen(entry_dirs[i]);
+		*kind = SLOT_BLS;
+		return name[0] && name[0] != '.' && !strchr(name, '/') && endswith(name, ".conf");
+	}
+	return false;
+}
+
 const char *slot_kind_name(enum slot_kind k)
 {
 	if ((size_t)k < ARRAY_SIZE(kind_names) && kind_names[k])

@@ -11,6 +11,19 @@
 #include "rootfs.h"
 #include "util.h"
 
+/* The fixed paths a slot kind can have, inside the root (slot.c's table
+ * maps each to its kind; a BLS entry is any NAME.conf in an entries
+ * directory of a boot partition). */
+#define KCMDLINE_PATH "/etc/kernel/cmdline"
+#define RPI_EXTRA_PATH "/etc/default/raspi-extra-cmdline"
+#define RPI_CMDLINE_PATH "/boot/firmware/cmdline.txt"
+#define RPI_CMDLINE_OLD_PATH "/boot/cmdline.txt" /* before Debian 12 / Raspberry Pi OS bookworm */
+#define GRUB_DROPIN_PATH "/etc/default/grub.d/99-memcg-policy.cfg"
+#define GRUB_DEFAULT_PATH "/etc/default/grub"
+#define GRUB_TOKENS_PATH "/var/lib/memcg-policy/grub.tokens"
+#define GRUBENV_PATH "/boot/grub/grubenv"
+#define GRUBENV2_PATH "/boot/grub2/grubenv" /* the Fedora family's */
+
 enum slot_kind {
 	SLOT_BLS,            /* $BOOT/loader/entries/NAME.conf: options lines */
 	SLOT_KERNEL_CMDLINE, /* /etc/kernel/cmdline */
@@ -83,5 +96,10 @@ static inline const char *slot_note(const struct slot *s, const struct slot_chan
 	return c && c->note ? c->note : s->note;
 }
 
+/* The kind of a file the tool may write (the paths above, and BLS
+ * entries: /boot, /efi or /boot/efi + /loader/entries/NAME.conf, a plain
+ * name); false for any other path (revert writes only these). Plain
+ * paths only: no "." or ".." component, no "//". kind may be NULL. */
+bool slot_kind_of_path(const char *path, enum slot_kind *kind);
 const char *slot_kind_name(enum slot_kind k);   /* "bls", "kernel-cmdline", "rpi", ... */
 const char *slot_state_name(enum slot_state s); /* "in-sync", "drift", "missing", "unmanaged" */

@@ -1,7 +1,9 @@
 /* slots.c - the table of slot kinds, see slots.h. */
 #include "slots.h"
+#include "cmdline.h"
 #include "find-boot.h"
 #include "grub.h"
+#include "journal.h"
 #include "slot-int.h"
 #include "slot-kinds.h"
 
@@ -51,25 +53,48 @@ static char *edit_line(const struct slot *s, const struct decision *d, struct st
 	return line_slot_edit(s, d, added, removed, new_len);
 }
 
+/* revert's undo of a record whose file is no longer what the tool wrote */
+typedef char *undo_fn(const struct journal_entry *e, const char *cur, size_t cur_len, size_t *len);
+
+/* the tool's tokens out, the admin's back (cmdline_edit reads "name=a,b"
+ * as the items a and b) */
+static char *undo_tokens(const struct journal_entry *e, const char *cur, size_t cur_len, size_t *len)
+{
+	char *out = cmdline_edit(cur, cur_len, &e->added, &e->removed, NULL);
+	*len = strlen(out);
+	return out;
+}
+
+static char *undo_unmark(const struct journal_entry *e, const char *cur, size_t cur_len, size_t *len)
+{
+	(void)e;
+	return grub_default_unmark(cur, cur_len, len);
+}
+
 struct slot_kind_ops {
 	/* the new content for a decision; NULL: a kind that is only read */
 	char *(*edit)(const struct slot *s, const struct decision *d, struct strv *added, struct strv *removed,
 		      size_t *new_len);
 	/* the command line it gives its kernel; NULL: none */
 	char *(*cmdline)(const struct slot *s);
+	enum slot_write writes;
+	/* revert of a file changed since the tool wrote it; NULL: the file
+	 * goes whatever it holds (the tool's own data) */
+	undo_fn *undo;
+	bool feeds_menu;
 };
 
 static const struct slot_kind_ops kind_ops[] = {
-	[SLOT_BLS] = { edit_bls, bls_slot_cmdline },
-	[SLOT_KERNEL_CMDLINE] = { edit_line, line_slot_cmdline },
-	[SLOT_RPI] = { edit_line, line_slot_cmdline },
-	[SLOT_RPI_EXTRA] = { edit_line, line_slot_cmdline },
-	[SLOT_GRUB_DROPIN] = { grub_dropin_edit, NULL },
-	[SLOT_GRUB_DEFAULT] = { grub_default_edit, NULL },
-	[SLOT_GRUB_CFG] = { NULL, grub_menu_cmdline },
-	[SLOT_GRUBENV] = { grubenv_edit, grubenv_cmdline },
-	[SLOT_UKI] = { NULL, NULL },
-	[SLOT_GRUB_TOKENS] = { grub_tokens_edit, NULL },
+	[SLOT_BLS] = { edit_bls, bls_slot_cmdline, SLOT_WRITES_FILE, undo_tokens, false },
+	[SLOT_KERNEL_CMDLINE] = { edit_line, line_slot_cmdline, SLOT_WRITES_FILE, undo_tokens, false },
+	[SLOT_RPI] = { edit_line, line_slot_cmdline, SLOT_WRITES_FILE, undo_tokens, false },
+	[SLOT_RPI_EXTRA] = { edit_line, line_slot_cmdline, SLOT_WRITES_FILE, undo_tokens, false },
+	[SLOT_GRUB_DROPIN] = { grub_dropin_edit, NULL, SLOT_WRITES_FILE, undo_tokens, true },
+	[SLOT_GRUB_DEFAULT] = { grub_default_edit, NULL, SLOT_WRITES_FILE, undo_unmark, true },
+	[SLOT_GRUB_CFG] = { NULL, grub_menu_cmdline, SLOT_WRITES_NOTHING, NULL, false },
+	[SLOT_GRUBENV] = { grubenv_edit, grubenv_cmdline, SLOT_WRITES_KERNELOPTS, undo_tokens, true },
+	[SLOT_UKI] = { NULL, NULL, SLOT_WRITES_NOTHING, NULL, false },
+	[SLOT_GRUB_TOKENS] = { grub_tokens_edit, NULL, SLOT_WRITES_FILE, NULL, true },
 };
 
 static const struct slot_kind_ops *ops_of(enum slot_kind k)
@@ -117,4 +142,56 @@ char *slot_cmdline(const struct slot *s)
 {
 	const struct slot_kind_ops *o = ops_of(s->kind);
 	return o && o->cmdline ? o->cmdline(s) : NULL;
+}
+
+enum slot_write slot_kind_writes(enum slot_kind k)
+{
+	const struct slot_kind_ops *o = ops_of(k);
+	return o ? o->writes : SLOT_WRITES_NOTHING;
+}
+
+bool slot_kind_feeds_menu(enum slot_kind k)
+{
+	const struct slot_kind_ops *o = ops_of(k);
+	return o && o->feeds_menu;
+}
+
+void slot_undo(enum slot_kind k, const struct journal_entry *e, const char *text, size_t len, struct slot_undo *out)
+{
+	*out = (struct slot_undo){ .action = UNDO_NOTHING };
+	const struct slot_kind_ops *o = ops_of(k);
+	if (!o || o->writes == SLOT_WRITES_NOTHING || !text)
+		return;
+	if (o->writes == SLOT_WRITES_KERNELOPTS) {
+		/* the record holds kernelopts values, not the file */
+		out->cur = grubenv_get(text, len, "kernelopts");
+		if (!out->cur) {
+			out->why = "no kernelopts any more";
+			return;
+		}
+		out->cur_len = strlen(out->cur);
+	} else {
+		out->cur = xstrndup(text, len);
+		out->cur_len = len;
+	}
+	const bool as_written = out->cur_len == e->written_len && memcmp(out->cur, e->written, e->written_len) == 0;
+	if (!o->undo || (as_written && !e->had_original)) {
+		out->action = o->writes == SLOT_WRITES_FILE ? UNDO_DELETE : UNDO_NOTHING;
+		return;
+	}
+	if (as_written) {
+		out->content = xstrndup(e->original, e->original_len);
+		out->len = e->original_len;
+	} else {
+		out->content = o->undo(e, out->cur, out->cur_len, &out->len);
+	}
+	if (out->len != out->cur_len || memcmp(out->content, out->cur, out->len) != 0)
+		out->action = UNDO_WRITE;
+}
+
+void slot_undo_free(struct slot_undo *u)
+{
+	free(u->content);
+	free(u->cur);
+	*u = (struct slot_undo){ .action = UNDO_NOTHING };
 }

@@ -28,3 +28,32 @@ char *slot_edit(const struct slot *s, const struct decision *d, struct strv *add
 /* The command line a slot gives its kernel (options lines joined), for
  * otherwise=keep and for verification; NULL if not applicable. */
 char *slot_cmdline(const struct slot *s);
+
+/* How a change of a kind is written: the file itself, grubenv's
+ * kernelopts value (as a new environment block), or nothing (a kind only
+ * read: menus are regenerated, UKIs rebuilt by their tools). */
+enum slot_write { SLOT_WRITES_FILE, SLOT_WRITES_KERNELOPTS, SLOT_WRITES_NOTHING };
+enum slot_write slot_kind_writes(enum slot_kind k);
+/* Is the kind an input of the generated GRUB menu (a change to it is
+ * followed by one regeneration)? */
+bool slot_kind_feeds_menu(enum slot_kind k);
+
+/* What revert does with a journal record (journal.h) of a file of its
+ * kind, given the file's current content (pure: no file is read). */
+enum undo_action { UNDO_NOTHING, UNDO_WRITE, UNDO_DELETE };
+struct slot_undo {
+	enum undo_action action;
+	char *content;   /* UNDO_WRITE: the new content (grubenv: the kernelopts value) */
+	size_t len;
+	char *cur;       /* what it replaces: the file, or grubenv's kernelopts value */
+	size_t cur_len;
+	const char *why; /* UNDO_NOTHING where something is amiss: what */
+};
+struct journal_entry;
+/* A file still as the tool wrote it gets its original back (a file the
+ * tool created is deleted); one changed since gets the kind's undo:
+ * /etc/default/grub loses the marked line, grubenv's kernelopts and the
+ * other files the tool's tokens (and get the admin's back), and the
+ * tool's own data (grub.tokens) goes whatever it holds. */
+void slot_undo(enum slot_kind k, const struct journal_entry *e, const char *text, size_t len, struct slot_undo *out);
+void slot_undo_free(struct slot_undo *u);

@@ -278,7 +278,7 @@ build_deb() {
 	"") ;;
 	apply-writes-nothing)
 		note "building a BROKEN package: apply commits nothing"
-		sed -i 's/^\([[:space:]]*\)r = txn_commit(&t);/\1r = 0; (void)t; \/\* broken on purpose \*\//' "$src/src/cmd-apply.c"
+		sed -i 's/^\([[:space:]]*\)r = commit_changes(.*);/\1r = 0; \/\* broken on purpose \*\//' "$src/src/cmd-apply.c"
 		grep -q 'broken on purpose' "$src/src/cmd-apply.c" || {
 			echo "MEMCG_SYSTEM_BROKEN: the mutation no longer applies to src/cmd-apply.c" >&2
 			return 1

@@ -3,6 +3,7 @@
  * journal_record, corrupt journals, and the lock between two processes. */
 #include "journal.h"
 #include "rootfs.h"
+#include "slot.h"
 #include "util.h"
 #include "test.h"
 #include "test-fs.h"
@@ -311,9 +312,9 @@ TEST(journal_paths_are_slots)
 					  "/etc/kernel/cmdline/", "/etc/kernel//cmdline", "/boot/loader/entries/a.conf.bak",
 					  JOURNAL_PATH, "" };
 	for (size_t i = 0; i < ARRAY_SIZE(yes); i++)
-		CHECK(journal_path_is_slot(yes[i]));
+		CHECK(slot_kind_of_path(yes[i], NULL));
 	for (size_t i = 0; i < ARRAY_SIZE(no); i++)
-		CHECK(!journal_path_is_slot(no[i]));
+		CHECK(!slot_kind_of_path(no[i], NULL));
 }
 
 static double now(void)
