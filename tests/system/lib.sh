@@ -183,6 +183,26 @@ esp_to_image() {
 	[ -z "$(ls -A "$ESPDIR")" ] || mcopy -s -i "$1@@$ESP_OFF" "$ESPDIR"/* ::/
 }
 
+# in_sys_esp_device CMD...: in_sys CMD with /boot/efi a mount whose
+# source is a block device of the ESP partition, as grub-install wants it
+# (it reads the device to see a FAT file system). The host has no FAT
+# driver: the mount is a tmpfs holding $ESPDIR's files, named after a loop
+# device at the ESP's offset; what CMD leaves there goes back to $ESPDIR.
+in_sys_esp_device() {
+	local dev rc
+	dev=$(loop_attach "$IMG" "$ESP_OFF" "$ESP_SIZE") || return 1
+	LOOPS+=("$dev")
+	blknod "$dev" "$MNT$dev" || return 1
+	mnt -t tmpfs "$dev" "$MNT/boot/efi" || return 1
+	cp -a "$ESPDIR/." "$MNT/boot/efi/" || return 1
+	in_sys "$@"
+	rc=$?
+	find "$ESPDIR" -mindepth 1 -delete && cp -a "$MNT/boot/efi/." "$ESPDIR/" || rc=1
+	umount "$MNT/boot/efi" && unset 'MOUNTS[-1]' || rc=1
+	rm -f "$MNT$dev"
+	return $rc
+}
+
 blknod() { # blknod DEV NODE: NODE, a block device node for DEV
 	local maj min
 	maj=$(stat -L -c %t "$1") && min=$(stat -L -c %T "$1") || return 1

@@ -8,7 +8,7 @@
 # the test reports the memory controller's state on the serial console.
 # See tests/system/README.md.
 #
-# SYSTEMs: grub-bios, sdboot (default: all of them).
+# SYSTEMs: grub-bios, grub-efi, sdboot (default: all of them).
 # Environment: SYSTEM_CACHE (the .deb files, kept between runs; default
 # $XDG_CACHE_HOME/memcg-policy-system, else build/system-cache), SYSTEM_WORK (images and serial logs of the last
 # run; default build/system-work), BOOT_TIMEOUT (seconds per boot, 300),
@@ -195,6 +195,41 @@ build_grub_bios() {
 	in_sys update-grub >"$S/update-grub.log" 2>&1 || { cat "$S/update-grub.log" >&2; return 1; }
 }
 
+# write_fstab_esp: the ESP on /boot/efi, by the volume serial
+# esp_to_image gives it.
+write_fstab_esp() {
+	printf 'UUID=%s-%s /boot/efi vfat umask=0077 0 0\n' "${ESP_SERIAL:0:4}" "${ESP_SERIAL:4:4}" >>"$MNT/etc/fstab"
+}
+
+# build_grub_efi: bookworm with grub-efi-amd64 on a GPT disk (ESP + ext4
+# root); GRUB's EFI image installed by the system's own grub-install
+# (x86_64-efi) on the ESP at the removable-media path EFI/BOOT/BOOTX64.EFI
+# (the firmware's variables are not the chroot's to write: --no-nvram),
+# the menu by its update-grub.
+build_grub_efi() {
+	local dir="$S/rootfs"
+	build_rootfs "$dir" "$KOLD" systemd-sysv udev initramfs-tools e2fsprogs grub-efi-amd64 >"$S/mmdebstrap.log" 2>&1 || {
+		tail -n 30 "$S/mmdebstrap.log" >&2
+		return 1
+	}
+	customize_rootfs "$dir" && grub_admin_config "$dir" && mkdir -p "$dir/boot/efi" || return 1
+	rm -rf "$ESPDIR" && mkdir -p "$ESPDIR" || return 1
+	make_disk "$IMG" efi "$dir" "$ESPDIR" || return 1
+	rm -rf "$dir"
+	open_system "$IMG" || return 1
+	write_fstab
+	write_fstab_esp
+	# As for BIOS, the root's loop device is not seen as a partition of the
+	# disk: the core image is told the modules to find it (part_gpt ext2).
+	in_sys_esp_device grub-install --target=x86_64-efi --efi-directory=/boot/efi --removable --no-nvram \
+		--modules="part_gpt ext2" >"$S/grub-install.log" 2>&1 || {
+		cat "$S/grub-install.log" >&2
+		return 1
+	}
+	[ -f "$ESPDIR/EFI/BOOT/BOOTX64.EFI" ] || { echo "grub-install left no EFI/BOOT/BOOTX64.EFI on the ESP" >&2; ls -R "$ESPDIR" >&2; return 1; }
+	in_sys update-grub >"$S/update-grub.log" 2>&1 || { cat "$S/update-grub.log" >&2; return 1; }
+}
+
 # build_sdboot: bookworm with systemd-boot on a GPT disk (ESP + ext4
 # root). As the systemd-boot package's postinst does when it finds an ESP:
 # bootctl install, then kernel-install add for the installed kernel, with
@@ -213,7 +248,7 @@ build_sdboot() {
 	rm -rf "$dir"
 	open_system "$IMG" || return 1
 	write_fstab
-	printf 'UUID=%s-%s /boot/efi vfat umask=0077 0 0\n' "${ESP_SERIAL:0:4}" "${ESP_SERIAL:4:4}" >>"$MNT/etc/fstab"
+	write_fstab_esp
 	printf 'root=UUID=%s ro %s quiet\n' "$ROOT_UUID" "$ADMIN_CMDLINE" >"$MNT/etc/kernel/cmdline"
 	in_sys bootctl install --no-variables --esp-path=/boot/efi --make-machine-id-directory=auto >"$S/bootctl.log" 2>&1 || {
 		cat "$S/bootctl.log" >&2
@@ -465,6 +500,7 @@ run_system() {
 	t0=$(date +%s)
 	case $SYS in
 	grub-bios) FW=bios ESPDIR='' SYS_ENV=(); build_grub_bios ;;
+	grub-efi) FW=efi ESPDIR="$W/$SYS/esp" SYS_ENV=(); build_grub_efi ;;
 	sdboot)
 		FW=efi ESPDIR="$W/$SYS/esp"
 		# the ESP is a directory in the chroot (esp_to_image): bootctl,
@@ -505,7 +541,7 @@ pick_kernels || { fail "two kernel versions in the archive"; finish; }
 note "base kernel $KOLD, update $KNEW; cache $CACHE; work $W"
 S="$W/deb"
 if build_deb "$W/deb"; then pass "the .deb builds with dpkg-buildpackage ($(basename "$DEB"))"; else fail "the .deb builds"; finish; fi
-[ $# -gt 0 ] || set -- grub-bios sdboot
+[ $# -gt 0 ] || set -- grub-bios grub-efi sdboot
 for sys; do run_system "$sys"; done
 note "builds: ${BUILDS[*]}"
 note "boots: ${BOOTS[*]}"
