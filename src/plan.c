@@ -171,15 +171,17 @@ static int gather(struct context *ctx, const char *only, struct evaluation *ev, 
 static int decide_and_plan(struct context *ctx, const char *only, struct kernel *defk, struct evaluation *ev)
 {
 	int r;
-	ev->n_kd = ctx->kernels.n;
+	ev->n_kd = ctx->kernels.k ? ctx->kernels.n : 0;
 	ev->kd = xcalloc(ev->n_kd, sizeof(*ev->kd));
 	for (size_t i = 0; i < ev->n_kd; i++) {
 		struct kernel_decision *kd = &ev->kd[i];
-		kd->k = &ctx->kernels.k[i];
-		if (kd->k == defk)
+		struct kernel *k = &ctx->kernels.k[i];
+		const bool is_default = k == defk;
+		kd->k = k;
+		if (is_default)
 			ev->def = kd;
-		decide_kernel_init(&kd->dk, kd->k, &ctx->policy);
-		_cleanup_free_ char *configured = configured_cmdline(ctx, ev, kd->k, kd->k == defk);
+		decide_kernel_init(&kd->dk, k, &ctx->policy);
+		_cleanup_free_ char *configured = configured_cmdline(ctx, ev, k, is_default);
 		decide(&ctx->policy, &kd->dk, &ctx->sys, configured, &kd->d);
 	}
 
