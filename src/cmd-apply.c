@@ -72,6 +72,11 @@ static int write_files(struct context *ctx, struct evaluation *ev)
 	int r = journal_load(&ctx->root, &j);
 	if (r < 0)
 		return r;
+	/* records of changes back to the original that have landed */
+	for (size_t i = 0; i < ev->slots.n; i++) {
+		const struct slot *s = &ev->slots.v[i];
+		journal_prune(&j, s->path, s->exists ? s->content : NULL, s->exists ? s->len : 0);
+	}
 	/* records of files that are gone (a removed kernel's entries) and
 	 * that this run does not create again */
 	for (size_t i = j.n; i-- > 0;) {

@@ -4,6 +4,7 @@
  *   {"version": 1,
  *    "files": [{"path": "/boot/loader/entries/x.conf", "kernel": "6.1.0" | null,
  *               "had_original": true, "original": "...", "written": "...",
+ *               "before": "..." | null,
  *               "added": ["cgroup_disable=memory"], "removed": [...]}]}
  *
  * Contents are stored with their exact length (json-c escapes what JSON
@@ -48,6 +49,7 @@ static void entry_free(struct journal_entry *e)
 	free(e->kernel);
 	free(e->original);
 	free(e->written);
+	free(e->before);
 	strv_free(&e->added);
 	strv_free(&e->removed);
 	memset(e, 0, sizeof(*e));
@@ -127,6 +129,9 @@ void journal_record(struct journal *j, const char *path, const char *kernel, boo
 	}
 	free(e->kernel);
 	e->kernel = kernel ? xstrdup(kernel) : NULL;
+	free(e->before);
+	e->before = existed ? dup_bytes(old ? old : "", old ? old_len : 0) : NULL;
+	e->before_len = existed && old ? old_len : 0;
 	free(e->written);
 	e->written = new_content ? dup_bytes(new_content, new_len) : NULL;
 	e->written_len = new_content ? new_len : 0;
@@ -147,11 +152,19 @@ void journal_record(struct journal *j, const char *path, const char *kernel, boo
 			strv_pushdup(&e->removed, removed->v[i]);
 	}
 
-	/* back to what the admin had: nothing left to revert */
-	bool back = e->had_original ? new_content && new_len == e->original_len &&
-					      (new_len == 0 || memcmp(new_content, e->original, new_len) == 0)
-				    : !new_content;
-	if (back)
+}
+
+void journal_prune(struct journal *j, const char *path, const char *cur, size_t cur_len)
+{
+	const struct journal_entry *e = journal_find(j, path);
+	if (!e)
+		return;
+	bool landed = cur ? e->written && cur_len == e->written_len && memcmp(cur, e->written, cur_len) == 0
+			  : !e->written;
+	bool back = e->had_original ? e->written && e->written_len == e->original_len &&
+					      memcmp(e->written, e->original, e->original_len) == 0
+				    : !e->written;
+	if (landed && back)
 		journal_forget(j, path);
 }
 
@@ -195,6 +208,7 @@ char *journal_serialize(const struct journal *j, size_t *len)
 		json_object_object_add(o, "had_original", jchk(json_object_new_boolean(e->had_original)));
 		json_object_object_add(o, "original", bytes_json(e->had_original ? e->original : NULL, e->original_len));
 		json_object_object_add(o, "written", e->written ? bytes_json(e->written, e->written_len) : NULL);
+		json_object_object_add(o, "before", e->before ? bytes_json(e->before, e->before_len) : NULL);
 		json_object_object_add(o, "added", strv_json(&e->added));
 		json_object_object_add(o, "removed", strv_json(&e->removed));
 		json_object_array_add(files, o);
@@ -307,6 +321,8 @@ static const char *from_json(json_object *root, struct journal *j)
 		}
 		if (!get_bytes(o, "written", false, true, &e->written, &e->written_len))
 			return "a file without its written content";
+		if (!get_bytes(o, "before", true, true, &e->before, &e->before_len))
+			return "a file whose content before the last write is not a string";
 		if (!get_tokens(o, "added", &e->added) || !get_tokens(o, "removed", &e->removed))
 			return "a token list that is not a list of strings";
 	}

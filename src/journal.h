@@ -26,8 +26,14 @@ struct journal_entry {
 	bool had_original;     /* false: the tool created the file */
 	char *original;        /* content before the tool first changed it */
 	size_t original_len;
-	char *written;         /* content the tool last wrote */
+	char *written;         /* content the tool last wrote (NULL: it deleted the file) */
 	size_t written_len;
+	/* the content the file had when the tool planned its last write (NULL:
+	 * absent): write-ahead, the record is durable before the file is, so
+	 * a file still holding this is one whose last write never landed (a
+	 * power cut), as the tool left it before */
+	char *before;
+	size_t before_len;
 	struct strv added;     /* tokens the tool added, cumulative */
 	struct strv removed;   /* admin tokens the tool removed, cumulative */
 };
@@ -45,12 +51,20 @@ struct journal {
  * copies of boot files that may be private). */
 int journal_load(const struct root *r, struct journal *j);
 /* Records a change the tool is about to write: keeps the first original,
- * replaces written, accumulates tokens (an added token later removed by the
- * tool itself is dropped from added, and vice versa). */
+ * replaces written and before, accumulates tokens (an added token later
+ * removed by the tool itself is dropped from added, and vice versa). A
+ * change back to the original is recorded too (the journal is written
+ * before the file: forgetting the record then would leave a file whose
+ * change did not land without one); journal_prune drops it once it has
+ * landed. */
 void journal_record(struct journal *j, const char *path, const char *kernel, bool existed, const char *old,
 		    size_t old_len, const char *new_content, size_t new_len, const struct strv *added,
 		    const struct strv *removed);
 void journal_forget(struct journal *j, const char *path);
+/* Forgets path's record when the file (content cur, NULL: absent) is as
+ * the tool last wrote it and that is what the admin had: the change back
+ * has landed, nothing is left to revert. */
+void journal_prune(struct journal *j, const char *path, const char *cur, size_t cur_len);
 struct journal_entry *journal_find(struct journal *j, const char *path);
 /* Serialized JSON text (for adding to the same transaction). */
 char *journal_serialize(const struct journal *j, size_t *len);

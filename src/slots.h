@@ -50,8 +50,10 @@ struct slot_undo {
 	const char *why; /* UNDO_NOTHING where something is amiss: what */
 };
 struct journal_entry;
-/* A file still as the tool wrote it gets its original back (a file the
- * tool created is deleted); one changed since gets the kind's undo:
+/* A file still as the tool wrote it (or as it was before the tool's last
+ * write, where that write never landed: journal.h) gets its original back
+ * (a file the tool created is deleted); one changed since gets the kind's
+ * undo:
  * /etc/default/grub loses the marked line, grubenv's kernelopts and the
  * other files the tool's tokens (and get the admin's back), and the
  * tool's own data (grub.tokens) goes whatever it holds. */

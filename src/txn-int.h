@@ -19,6 +19,7 @@ struct txn_dir {
 	bool touched; /* an entry was renamed or removed: fsync it */
 	bool pending; /* touched in the current phase of the renames */
 	bool cleaned; /* leftover temp files removed */
+	bool fat;     /* on vfat or exfat: no ordering of metadata writes (see place() in txn.c) */
 };
 
 /* ---- txn-dir.c ---- */
@@ -32,4 +33,6 @@ struct txn_dir *dir_get(struct txn *t, const char *path, bool create, int *err);
 int write_all(int fd, const char *data, size_t len);
 int tmp_create(int dirfd, const char *name, char **tmpname);
 int set_owner_mode(int fd, mode_t mode, const struct stat *old);
+/* Is fd on vfat or exfat (no owners, no journal)? */
+bool fs_is_fat(int fd);
 void dir_clean(const struct txn *t, struct txn_dir *d);

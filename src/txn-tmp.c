@@ -113,7 +113,7 @@ int tmp_create(int dirfd, const char *name, char **tmpname)
 
 /* vfat and exfat keep no owner and only a read-only bit: chown and some
  * chmods fail with EPERM there, and that is no reason to give up. */
-static bool fs_without_owners(int fd)
+bool fs_is_fat(int fd)
 {
 	struct statfs sfs;
 	if (fstatfs(fd, &sfs) < 0)
@@ -130,13 +130,13 @@ int set_owner_mode(int fd, mode_t mode, const struct stat *old)
 	if (old && (st.st_uid != old->st_uid || st.st_gid != old->st_gid)) {
 		if (fchown(fd, old->st_uid, old->st_gid) < 0) {
 			int e = errno;
-			if (!(e == EPERM && fs_without_owners(fd)))
+			if (!(e == EPERM && fs_is_fat(fd)))
 				return -e;
 		}
 	}
 	if (fchmod(fd, mode) < 0) {
 		int e = errno;
-		if (!(e == EPERM && fs_without_owners(fd)))
+		if (!(e == EPERM && fs_is_fat(fd)))
 			return -e;
 	}
 	return 0;

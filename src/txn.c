@@ -12,7 +12,8 @@
  *   sync     one syncfs(2) per file system the temp files are on: the
  *            temp files become durable together (an fsync each costs
  *            ten times as much for a hundred BLS entries);
- *   rename   renameat of every temp file over its target, then the unlinks;
+ *   rename   renameat of every temp file over its target (on FAT one at a
+ *            time, each with its syncs: fat_place), then the unlinks;
  *   dirsync  fsync of each distinct directory touched, once.
  * Directories are opened O_RDONLY (not O_PATH): fsync needs a real
  * descriptor. Temp files are closed after their write and reopened
@@ -322,6 +323,47 @@ static int fail(struct txn *t, const char *path, const char *what, int err)
 	return r;
 }
 
+/* FAT has no journal and Linux keeps no order among its metadata writes.
+ * A rename over a file there takes three writes: the target's directory
+ * entry gets the new first cluster and size (only when the renamed file's
+ * inode is written back: a directory's fsync does not do that), the temp
+ * file's entry is removed (the directory's fsync), and the old file's
+ * clusters are freed in the FAT (when its inode goes, at the rename, unless
+ * it is still open). Any cut between a free and the entry that drops the
+ * old clusters leaves the target naming free clusters (fsck.fat truncates
+ * it to nothing); one between the target's entry and the temp's removal
+ * leaves two names on one cluster chain (seen in tests/powerloss). So on
+ * FAT each rename goes alone, in the one safe order: the old file held
+ * open (its clusters stay allocated), rename, the directory synced (the
+ * temp's name is gone, the target still the old file), the renamed file
+ * synced (the target is the new file), then the old file let go (its
+ * clusters freed in memory, written by the next sync). A cut anywhere
+ * leaves every name on its own data, old or new; at worst the clusters of
+ * the file that lost its name stay allocated until fsck.fat reclaims them. */
+static int fat_place(struct txn_file *f)
+{
+	int hold = openat(f->dirfd, f->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	int r = -1, fd = -1;
+	if (step() < 0 || renameat(f->dirfd, f->tmpname, f->dirfd, f->name) < 0)
+		goto out;
+	free(f->tmpname);
+	f->tmpname = NULL;
+	f->renamed = true;
+	if (step() < 0 || fsync(f->dir->fd) < 0 || step() < 0)
+		goto out;
+	fd = openat(f->dirfd, f->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd >= 0)
+		r = fsync(fd);
+out:;
+	int e = errno;
+	if (fd >= 0)
+		close(fd);
+	if (hold >= 0)
+		close(hold);
+	errno = e;
+	return r;
+}
+
 /* One phase of the renames: the files of that order renamed, the deleted
  * ones unlinked, each directory touched synced once. */
 static int place(struct txn *t, enum txn_order order)
@@ -330,6 +372,19 @@ static int place(struct txn *t, enum txn_order order)
 		struct txn_file *f = &t->files[i];
 		if (!f->tmpname || f->order != order)
 			continue;
+		if (f->dir->fat) {
+			bool renamed = f->renamed;
+			if (fat_place(f) < 0) {
+				if (f->renamed != renamed)
+					f->dir->touched = f->dir->pending = true;
+				return fail(t, f->path,
+					    f->renamed != renamed ? "cannot sync the renamed file" :
+								    "cannot rename the temporary file into place",
+					    errno);
+			}
+			f->dir->touched = f->dir->pending = true;
+			continue;
+		}
 		if (step() < 0 || renameat(f->dirfd, f->tmpname, f->dirfd, f->name) < 0)
 			return fail(t, f->path, "cannot rename the temporary file into place", errno);
 		free(f->tmpname);

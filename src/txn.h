@@ -23,8 +23,10 @@
  * Every step counts from 1, over the whole process (so that a command that
  * commits twice can be failed at each of its steps in turn); txn_steps()
  * tells how many steps this process has taken so far. The steps are: each
- * temp file's write, each file system's syncfs, each rename, each unlink, each
- * directory's fsync (in that order within a commit). Rollback work is not
+ * temp file's write, each file system's syncfs, each rename (on vfat or exfat
+ * followed by the fsync of its directory and the fsync of the renamed file,
+ * two steps more), each unlink, each directory's fsync (in that order within
+ * a commit). Rollback work is not
  * counted and never injected.
  *
  * Symlinks: a target that is a symlink is followed inside the root, one

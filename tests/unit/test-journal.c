@@ -172,15 +172,36 @@ TEST(journal_record_semantics)
 	e = journal_find(&j, p);
 	CHECK(e && e->added.n == 2);
 
-	/* back to the original bytes: nothing left to revert */
+	/* back to the original bytes: recorded (write-ahead: the change may
+	 * not land), with what the file had before it; forgotten only once the
+	 * file is seen as written */
 	journal_record(&j, p, NULL, true, "z\n", 2, "quiet cgroup_disable=memory\n", 28, NULL, NULL);
+	e = journal_find(&j, p);
+	CHECK(e && bytes_eq(e->written, e->written_len, "quiet cgroup_disable=memory\n", 28));
+	CHECK(e && bytes_eq(e->before, e->before_len, "z\n", 2));
+	journal_prune(&j, p, "z\n", 2); /* the change did not land */
+	CHECK(journal_find(&j, p) != NULL);
+	journal_prune(&j, p, NULL, 0); /* nor is the file gone as written */
+	CHECK(journal_find(&j, p) != NULL);
+	journal_prune(&j, p, "quiet cgroup_disable=memory\n", 28); /* landed */
 	CHECK(journal_find(&j, p) == NULL);
 	CHECK_INT(j.n, 0);
+	/* a record that is not back to the original is never pruned */
+	journal_record(&j, p, NULL, true, "a\n", 2, "b\n", 2, NULL, NULL);
+	journal_prune(&j, p, "b\n", 2);
+	CHECK(journal_find(&j, p) != NULL);
+	journal_forget(&j, p);
 
-	/* a file the tool created and then deleted is forgotten too */
+	/* a file the tool created and then deleted: forgotten once it is gone */
 	journal_record(&j, "/etc/kernel/cmdline", NULL, false, NULL, 0, "root=x\n", 7, NULL, NULL);
 	CHECK_INT(j.n, 1);
+	e = journal_find(&j, "/etc/kernel/cmdline");
+	CHECK(e && e->before == NULL);
 	journal_record(&j, "/etc/kernel/cmdline", NULL, true, "root=x\n", 7, NULL, 0, NULL, NULL);
+	CHECK_INT(j.n, 1);
+	journal_prune(&j, "/etc/kernel/cmdline", "root=x\n", 7);
+	CHECK_INT(j.n, 1);
+	journal_prune(&j, "/etc/kernel/cmdline", NULL, 0);
 	CHECK_INT(j.n, 0);
 
 	/* forget and find */
