@@ -89,7 +89,7 @@ lint: $(BUILD)/memcg-policy
 	clang-tidy -quiet $(SRCS) -- -std=gnu11 -D_GNU_SOURCE -DVERSION='"$(VERSION)"' \
 	  $(PKG_CFLAGS) -I$(BUILD)/gen
 	shellcheck -s sh grub.d/99-memcg-policy.cfg hooks/*
-	shellcheck -x tests/*.sh tests/cmd/*.sh tests/boot/*.sh tests/pkg/*.sh tests/ansible/*.sh tests/system/*.sh bench/*.sh
+	shellcheck -x tests/*.sh tests/cmd/*.sh tests/boot/*.sh tests/pkg/*.sh tests/ansible/*.sh tests/system/*.sh tests/powerloss/*.sh tests/powerloss/init bench/*.sh
 	mandoc -Tlint -Wwarning man/memcg-policy.8 man/memcg-policy.conf.5
 	@echo "lint: clean"
 

@@ -8,7 +8,8 @@
 #                  packages (check-pkg), a short fuzzing round (check-fuzz),
 #                  the kernel's own parser on generated edits (check-kparse),
 #                  real Debian systems built, walked through and booted
-#                  (check-system)
+#                  (check-system), power cuts of a QEMU guest in the
+#                  middle of apply (check-powerloss)
 #                  and the linters (lint).
 # Prints each stage's count and, last, the combined "N passed, N failed".
 set -u
@@ -50,6 +51,7 @@ if [ "${1:-}" = all ]; then
 	stage "packages" "$make" -s check-pkg
 	stage "Ansible role" "$make" -s check-ansible
 	stage "real Debian systems, booted" "$make" -s check-system
+	stage "power loss under QEMU" "$make" -s check-powerloss
 	if [ -f mk/fuzz.mk ]; then stage "fuzzing round" "$make" -s check-fuzz; fi
 	stage "kernel parser judges the edits" "$make" -s check-kparse
 	stage "linters" "$make" -s lint
