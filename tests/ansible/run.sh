@@ -19,21 +19,8 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-$TOP/build}
 case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
 MP=$BUILD/memcg-policy
-passed=0
-failed=0
-pass() { echo "PASS: $1"; passed=$((passed + 1)); }
-fail() {
-	echo "FAIL: $1"
-	failed=$((failed + 1))
-	shift
-	[ $# -eq 0 ] || printf '  %s\n' "$@"
-}
-expect_eq() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got:  $2" "want: $3"; fi; }
-finish() {
-	echo "$passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
-	exit
-}
+# shellcheck source-path=SCRIPTDIR source=../tier.sh
+. "$TOP/tests/tier.sh"
 if ! command -v ansible-playbook >/dev/null; then
 	fail "ansible-playbook is installed (package ansible-core)"
 	finish

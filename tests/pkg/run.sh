@@ -28,21 +28,13 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 PKG=memcg-policy
 REL=6.1.0-41-amd64        # the test kernel (a Debian 12 config, memcg on by default)
 REL2=6.1.0-42-amd64
-passed=0
-failed=0
-pass() { echo "PASS: $1"; passed=$((passed + 1)); }
-fail() {
-	echo "FAIL: $1"
-	failed=$((failed + 1))
-	shift
-	[ $# -eq 0 ] || printf '  %s\n' "$@"
-}
+# shellcheck source-path=SCRIPTDIR source=../tier.sh
+. "$TOP/tests/tier.sh"
 check() {
 	local name=$1
 	shift
 	if "$@"; then pass "$name"; else fail "$name" "command failed: $*"; fi
 }
-expect_eq() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got:  $2" "want: $3"; fi; }
 # run NAME CMD...: runs CMD with its output in $W/NAME.log; exit code in $RC
 run() {
 	local log=$W/$1.log
@@ -51,11 +43,6 @@ run() {
 	RC=$?
 }
 tail_log() { tail -n "${2:-30}" "$W/$1.log" | sed 's/^/    /'; }
-finish() {
-	echo "$passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
-	exit
-}
 
 if [ "$(id -u)" -ne 0 ]; then
 	fail "tests/pkg/run.sh runs as root (it installs and purges the package)"

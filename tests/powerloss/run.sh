@@ -31,21 +31,8 @@ BOOT_TIMEOUT=${BOOT_TIMEOUT:-180}
 # shellcheck source-path=SCRIPTDIR source=../boot/lib.sh
 . "$HERE/../boot/lib.sh"
 
-passed=0
-failed=0
-pass() { echo "PASS: $1"; passed=$((passed + 1)); }
-fail() {
-	echo "FAIL: $1"
-	failed=$((failed + 1))
-	shift
-	[ $# -eq 0 ] || printf '  %s\n' "$@"
-}
-expect_eq() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got:  $2" "want: $3"; fi; }
-finish() {
-	echo "$passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
-	exit
-}
+# shellcheck source-path=SCRIPTDIR source=../tier.sh
+. "$TOP/tests/tier.sh"
 
 # ------------------------------------------------------------------ guest
 

@@ -38,22 +38,9 @@ OVMF_VARS=${OVMF_VARS:-/usr/share/OVMF/OVMF_VARS_4M.fd}
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$HERE/lib.sh"
 
-passed=0
-failed=0
-pass() { echo "PASS: $1"; passed=$((passed + 1)); }
-fail() {
-	echo "FAIL: $1"
-	failed=$((failed + 1))
-	shift
-	[ $# -eq 0 ] || printf '  %s\n' "$@"
-}
-expect_eq() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got:  $2" "want: $3"; fi; }
-finish() {
-	undo_all
-	echo "$passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
-	exit
-}
+# shellcheck source-path=SCRIPTDIR source=../tier.sh
+. "$TOP/tests/tier.sh"
+tier_before_finish() { undo_all; }
 trap undo_all EXIT
 
 # ------------------------------------------------------------------ checks
@@ -201,6 +188,18 @@ write_fstab_esp() {
 	printf 'UUID=%s-%s /boot/efi vfat umask=0077 0 0\n' "${ESP_SERIAL:0:4}" "${ESP_SERIAL:4:4}" >>"$MNT/etc/fstab"
 }
 
+# efi_disk DIR: the root file system DIR on a GPT disk (an empty ESP +
+# ext4 root; DIR removed), opened, with the fstab of both.
+efi_disk() {
+	local dir=$1
+	rm -rf "$ESPDIR" && mkdir -p "$ESPDIR" || return 1
+	make_disk "$IMG" efi "$dir" "$ESPDIR" || return 1
+	rm -rf "$dir"
+	open_system "$IMG" || return 1
+	write_fstab
+	write_fstab_esp
+}
+
 # build_grub_efi: bookworm with grub-efi-amd64 on a GPT disk (ESP + ext4
 # root); GRUB's EFI image installed by the system's own grub-install
 # (x86_64-efi) on the ESP at the removable-media path EFI/BOOT/BOOTX64.EFI
@@ -213,12 +212,7 @@ build_grub_efi() {
 		return 1
 	}
 	customize_rootfs "$dir" && grub_admin_config "$dir" && mkdir -p "$dir/boot/efi" || return 1
-	rm -rf "$ESPDIR" && mkdir -p "$ESPDIR" || return 1
-	make_disk "$IMG" efi "$dir" "$ESPDIR" || return 1
-	rm -rf "$dir"
-	open_system "$IMG" || return 1
-	write_fstab
-	write_fstab_esp
+	efi_disk "$dir" || return 1
 	# As for BIOS, the root's loop device is not seen as a partition of the
 	# disk: the core image is told the modules to find it (part_gpt ext2).
 	in_sys_esp_device grub-install --target=x86_64-efi --efi-directory=/boot/efi --removable --no-nvram \
@@ -243,12 +237,7 @@ build_sdboot() {
 	}
 	customize_rootfs "$dir" || return 1
 	mkdir -p "$dir/boot/efi" "$dir/etc/kernel" && echo layout=bls >"$dir/etc/kernel/install.conf" || return 1
-	rm -rf "$ESPDIR" && mkdir -p "$ESPDIR" || return 1
-	make_disk "$IMG" efi "$dir" "$ESPDIR" || return 1
-	rm -rf "$dir"
-	open_system "$IMG" || return 1
-	write_fstab
-	write_fstab_esp
+	efi_disk "$dir" || return 1
 	printf 'root=UUID=%s ro %s quiet\n' "$ROOT_UUID" "$ADMIN_CMDLINE" >"$MNT/etc/kernel/cmdline"
 	in_sys bootctl install --no-variables --esp-path=/boot/efi --make-machine-id-directory=auto >"$S/bootctl.log" 2>&1 || {
 		cat "$S/bootctl.log" >&2
