@@ -116,11 +116,6 @@ char *grub_kernelopts_block(const struct root *r, const char *path, const char *
 	return out;
 }
 
-static bool is_input(enum slot_kind k)
-{
-	return k == SLOT_GRUB_DROPIN || k == SLOT_GRUB_DEFAULT || k == SLOT_GRUBENV || k == SLOT_GRUB_TOKENS;
-}
-
 /* Would these changes regenerate the menu (an input changed, or a menu
  * drifts that regenerating fixes)? */
 static bool regen_needed(const struct slot_list *l, const bool *changed)
@@ -129,7 +124,7 @@ static bool regen_needed(const struct slot_list *l, const bool *changed)
 		const struct slot *s = &l->v[i];
 		if (!changed[i] || s->unmanaged)
 			continue;
-		if (s->kind == SLOT_GRUB_CFG ? grub_regeneration_helps(s) : is_input(s->kind))
+		if (s->kind == SLOT_GRUB_CFG ? grub_regeneration_helps(s) : slot_kind_feeds_menu(s->kind))
 			return true;
 	}
 	return false;

@@ -25,10 +25,6 @@ static const struct decision *lookup_decision(void *data, const char *release)
 	return &ev->grub;
 }
 
-static bool is_grub_kind(enum slot_kind k)
-{
-	return k == SLOT_GRUB_DROPIN || k == SLOT_GRUB_DEFAULT || k == SLOT_GRUBENV || k == SLOT_GRUB_TOKENS;
-}
 
 /* The command line the current configuration gives a kernel, for
  * otherwise = keep: what the running kernel booted with, else its own
@@ -113,7 +109,7 @@ static int plan_slot(const struct evaluation *ev, const struct slot *s, struct s
 		c->state = grub_cfg_state(s, lookup_decision, (void *)ev, &c->note);
 		return 0;
 	}
-	const struct decision *d = is_grub_kind(s->kind) ? &ev->grub : &kd->d;
+	const struct decision *d = slot_kind_feeds_menu(s->kind) ? &ev->grub : &kd->d;
 	c->d = d;
 	c->new_content = slot_edit(s, d, &c->added, &c->removed, &c->new_len);
 	if (!c->new_content) {

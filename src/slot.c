@@ -10,17 +10,22 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
-static const char *const kind_names[] = {
-	[SLOT_BLS] = "bls",
-	[SLOT_KERNEL_CMDLINE] = "kernel-cmdline",
-	[SLOT_RPI] = "rpi",
-	[SLOT_RPI_EXTRA] = "rpi-extra",
-	[SLOT_GRUB_DROPIN] = "grub-dropin",
-	[SLOT_GRUB_DEFAULT] = "grub-default",
-	[SLOT_GRUB_CFG] = "grub-cfg",
-	[SLOT_GRUBENV] = "grubenv",
-	[SLOT_UKI] = "uki",
-	[SLOT_GRUB_TOKENS] = "grub-tokens",
+/* What each kind is called, and whether it is an input of the generated
+ * GRUB menu. */
+static const struct {
+	const char *name;
+	bool feeds_menu;
+} kinds[] = {
+	[SLOT_BLS] = { "bls", false },
+	[SLOT_KERNEL_CMDLINE] = { "kernel-cmdline", false },
+	[SLOT_RPI] = { "rpi", false },
+	[SLOT_RPI_EXTRA] = { "rpi-extra", false },
+	[SLOT_GRUB_DROPIN] = { "grub-dropin", true },
+	[SLOT_GRUB_DEFAULT] = { "grub-default", true },
+	[SLOT_GRUB_CFG] = { "grub-cfg", false },
+	[SLOT_GRUBENV] = { "grubenv", true },
+	[SLOT_UKI] = { "uki", false },
+	[SLOT_GRUB_TOKENS] = { "grub-tokens", true },
 };
 
 static const struct {
@@ -57,9 +62,14 @@ bool slot_kind_of_path(const char *path, enum slot_kind *kind)
 
 const char *slot_kind_name(enum slot_kind k)
 {
-	if ((size_t)k < ARRAY_SIZE(kind_names) && kind_names[k])
-		return kind_names[k];
+	if ((size_t)k < ARRAY_SIZE(kinds) && kinds[k].name)
+		return kinds[k].name;
 	return "unknown";
+}
+
+bool slot_kind_feeds_menu(enum slot_kind k)
+{
+	return (size_t)k < ARRAY_SIZE(kinds) && kinds[k].feeds_menu;
 }
 
 const char *slot_state_name(enum slot_state s)

@@ -101,5 +101,8 @@ static inline const char *slot_note(const struct slot *s, const struct slot_chan
  * name); false for any other path (revert writes only these). Plain
  * paths only: no "." or ".." component, no "//". kind may be NULL. */
 bool slot_kind_of_path(const char *path, enum slot_kind *kind);
-const char *slot_kind_name(enum slot_kind k);   /* "bls", "kernel-cmdline", "rpi", ... */
+const char *slot_kind_name(enum slot_kind k);
+/* Is the kind an input of the generated GRUB menu (a change to it is
+ * followed by one regeneration)? */
+bool slot_kind_feeds_menu(enum slot_kind k);   /* "bls", "kernel-cmdline", "rpi", ... */
 const char *slot_state_name(enum slot_state s); /* "in-sync", "drift", "missing", "unmanaged" */

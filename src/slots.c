@@ -81,20 +81,19 @@ struct slot_kind_ops {
 	/* revert of a file changed since the tool wrote it; NULL: the file
 	 * goes whatever it holds (the tool's own data) */
 	undo_fn *undo;
-	bool feeds_menu;
 };
 
 static const struct slot_kind_ops kind_ops[] = {
-	[SLOT_BLS] = { edit_bls, bls_slot_cmdline, SLOT_WRITES_FILE, undo_tokens, false },
-	[SLOT_KERNEL_CMDLINE] = { edit_line, line_slot_cmdline, SLOT_WRITES_FILE, undo_tokens, false },
-	[SLOT_RPI] = { edit_line, line_slot_cmdline, SLOT_WRITES_FILE, undo_tokens, false },
-	[SLOT_RPI_EXTRA] = { edit_line, line_slot_cmdline, SLOT_WRITES_FILE, undo_tokens, false },
-	[SLOT_GRUB_DROPIN] = { grub_dropin_edit, NULL, SLOT_WRITES_FILE, undo_tokens, true },
-	[SLOT_GRUB_DEFAULT] = { grub_default_edit, NULL, SLOT_WRITES_FILE, undo_unmark, true },
-	[SLOT_GRUB_CFG] = { NULL, grub_menu_cmdline, SLOT_WRITES_NOTHING, NULL, false },
-	[SLOT_GRUBENV] = { grubenv_edit, grubenv_cmdline, SLOT_WRITES_KERNELOPTS, undo_tokens, true },
-	[SLOT_UKI] = { NULL, NULL, SLOT_WRITES_NOTHING, NULL, false },
-	[SLOT_GRUB_TOKENS] = { grub_tokens_edit, NULL, SLOT_WRITES_FILE, NULL, true },
+	[SLOT_BLS] = { edit_bls, bls_slot_cmdline, SLOT_WRITES_FILE, undo_tokens },
+	[SLOT_KERNEL_CMDLINE] = { edit_line, line_slot_cmdline, SLOT_WRITES_FILE, undo_tokens },
+	[SLOT_RPI] = { edit_line, line_slot_cmdline, SLOT_WRITES_FILE, undo_tokens },
+	[SLOT_RPI_EXTRA] = { edit_line, line_slot_cmdline, SLOT_WRITES_FILE, undo_tokens },
+	[SLOT_GRUB_DROPIN] = { grub_dropin_edit, NULL, SLOT_WRITES_FILE, undo_tokens },
+	[SLOT_GRUB_DEFAULT] = { grub_default_edit, NULL, SLOT_WRITES_FILE, undo_unmark },
+	[SLOT_GRUB_CFG] = { NULL, grub_menu_cmdline, SLOT_WRITES_NOTHING, NULL },
+	[SLOT_GRUBENV] = { grubenv_edit, grubenv_cmdline, SLOT_WRITES_KERNELOPTS, undo_tokens },
+	[SLOT_UKI] = { NULL, NULL, SLOT_WRITES_NOTHING, NULL },
+	[SLOT_GRUB_TOKENS] = { grub_tokens_edit, NULL, SLOT_WRITES_FILE, NULL },
 };
 
 static const struct slot_kind_ops *ops_of(enum slot_kind k)
@@ -148,12 +147,6 @@ enum slot_write slot_kind_writes(enum slot_kind k)
 {
 	const struct slot_kind_ops *o = ops_of(k);
 	return o ? o->writes : SLOT_WRITES_NOTHING;
-}
-
-bool slot_kind_feeds_menu(enum slot_kind k)
-{
-	const struct slot_kind_ops *o = ops_of(k);
-	return o && o->feeds_menu;
 }
 
 void slot_undo(enum slot_kind k, const struct journal_entry *e, const char *text, size_t len, struct slot_undo *out)

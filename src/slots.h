@@ -34,9 +34,6 @@ char *slot_cmdline(const struct slot *s);
  * read: menus are regenerated, UKIs rebuilt by their tools). */
 enum slot_write { SLOT_WRITES_FILE, SLOT_WRITES_KERNELOPTS, SLOT_WRITES_NOTHING };
 enum slot_write slot_kind_writes(enum slot_kind k);
-/* Is the kind an input of the generated GRUB menu (a change to it is
- * followed by one regeneration)? */
-bool slot_kind_feeds_menu(enum slot_kind k);
 
 /* What revert does with a journal record (journal.h) of a file of its
  * kind, given the file's current content (pure: no file is read). */
