@@ -16,6 +16,8 @@ set -u
 export LC_ALL=C
 : "${TOP:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
 MP=${MEMCG_POLICY:-$TOP/build/memcg-policy}
+# shellcheck source-path=SCRIPTDIR source=snapper-entry.sh
+. "$TOP/bench/snapper-entry.sh"
 case $MP in /*) ;; *) MP="$PWD/$MP" ;; esac
 
 die() { echo "${0##*/}: $*" >&2; exit 2; }
@@ -85,14 +87,7 @@ make_root() {
 	for ((i = 0; i < n; i++)); do
 		v=${BENCH_KERNELS[i % 4]}
 		s=$((i / 4 + 1))
-		cat >"$d/boot/loader/entries/opensuse-tumbleweed-$v-$s.conf" <<EOF
-title      Snapper: *openSUSE Tumbleweed ($v@$s)
-version    $v
-sort-key   opensuse-tumbleweed
-options    root=UUID=3b1d9f4e-7c2a-4e5b-8d6f-1a2b3c4d5e6f rootflags=subvol=@/.snapshots/$s/snapshot mitigations=auto quiet security=apparmor systemd.machine_id=$BENCH_MID
-linux      /opensuse-tumbleweed/$v/linux-0123456789abcdef0123456789abcdef01234567
-initrd     /opensuse-tumbleweed/$v/initrd-fedcba9876543210fedcba9876543210fedcba98
-EOF
+		snapper_entry "$v" "$s" "$BENCH_MID" >"$d/boot/loader/entries/opensuse-tumbleweed-$v-$s.conf"
 	done
 }
 

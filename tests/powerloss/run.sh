@@ -28,6 +28,8 @@ WORK=$(realpath -m "${POWERLOSS_WORK:-$TOP/build/powerloss-work}")
 SEED=${POWERLOSS_SEED:-$$}
 BOOT_TIMEOUT=${BOOT_TIMEOUT:-180}
 
+# shellcheck source-path=SCRIPTDIR source=../../bench/snapper-entry.sh
+. "$TOP/bench/snapper-entry.sh"
 # shellcheck source-path=SCRIPTDIR source=../boot/lib.sh
 . "$HERE/../boot/lib.sh"
 
@@ -117,14 +119,7 @@ make_tree() {
 		s=$((i / 4 + 1))
 		dir=efi
 		[ "$i" -lt 50 ] || dir=boot
-		cat >"$d/$dir/loader/entries/opensuse-tumbleweed-$v-$s.conf" <<EOF
-title      Snapper: *openSUSE Tumbleweed ($v@$s)
-version    $v
-sort-key   opensuse-tumbleweed
-options    root=UUID=3b1d9f4e-7c2a-4e5b-8d6f-1a2b3c4d5e6f rootflags=subvol=@/.snapshots/$s/snapshot mitigations=auto quiet security=apparmor systemd.machine_id=$MID
-linux      /opensuse-tumbleweed/$v/linux-0123456789abcdef0123456789abcdef01234567
-initrd     /opensuse-tumbleweed/$v/initrd-fedcba9876543210fedcba9876543210fedcba98
-EOF
+		snapper_entry "$v" "$s" "$MID" >"$d/$dir/loader/entries/opensuse-tumbleweed-$v-$s.conf" || return 1
 	done
 }
 
