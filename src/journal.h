@@ -5,7 +5,8 @@
  * added and the admin tokens it removed (in order, exact text), and the
  * kernel the file belongs to.
  *
- * revert: a file whose current content is what the tool last wrote gets its
+ * revert: a file whose current content is what the tool last wrote (or
+ * what it held before that write, where the write never landed) gets its
  * original bytes back exactly; a file changed since (a kernel update, an
  * admin edit) gets the token-level undo: our added tokens taken out, the
  * removed ones put back (where they are missing). A file the tool created
