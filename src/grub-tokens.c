@@ -233,10 +233,8 @@ int grub_filter(const struct grub_tokens *t, const char *lin, const char *def, c
 		/* contradicting tokens out, and what was just added to
 		 * GRUB_CMDLINE_LINUX, so that normal entries carry it once */
 		struct strv rm = {0};
-		for (size_t i = 0; i < t->remove.n; i++)
-			strv_pushdup(&rm, t->remove.v[i]);
-		for (size_t i = 0; i < added.n; i++)
-			strv_pushdup(&rm, added.v[i]);
+		strv_pushdup_all(&rm, &t->remove);
+		strv_pushdup_all(&rm, &added);
 		_cleanup_free_ char *rest = cmdline_edit(def + def_from, strlen(def + def_from), &rm, &none, NULL);
 		d = xasprintf("%.*s%s", (int)def_from, def, rest);
 		strv_free(&rm);

@@ -81,8 +81,7 @@ bool kcmdline_copy_added(const struct journal *j, const struct slot *s, struct s
 	_cleanup_free_ char *opts = slot_cmdline(s);
 	if (!wline || !opts || !same_tokens(wline, opts))
 		return false;
-	for (size_t i = 0; i < src->added.n; i++)
-		strv_pushdup(out, src->added.v[i]);
+	strv_pushdup_all(out, &src->added);
 	return true;
 }
 

@@ -12,12 +12,6 @@ static struct revert_item *item_new(struct revert_plan *p, const char *path, enu
 	return it;
 }
 
-static void strv_copy(struct strv *to, const struct strv *from)
-{
-	for (size_t i = 0; i < from->n; i++)
-		strv_pushdup(to, from->v[i]);
-}
-
 void revert_plan_record(struct revert_plan *p, const struct root *r, const struct journal_entry *e, const char *text,
 			size_t len)
 {
@@ -37,8 +31,8 @@ void revert_plan_record(struct revert_plan *p, const struct root *r, const struc
 	}
 	struct revert_item *it = item_new(p, e->path, k);
 	it->u = u;
-	strv_copy(&it->put_back, &e->removed);
-	strv_copy(&it->taken, &e->added);
+	strv_pushdup_all(&it->put_back, &e->removed);
+	strv_pushdup_all(&it->taken, &e->added);
 }
 
 /* for revert-copies.c: an entry's item (content taken) */

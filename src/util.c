@@ -144,6 +144,12 @@ void strv_push(struct strv *sv, char *owned)
 
 void strv_pushdup(struct strv *sv, const char *s) { strv_push(sv, xstrdup(s)); }
 
+void strv_pushdup_all(struct strv *sv, const struct strv *from)
+{
+	for (size_t i = 0; i < from->n; i++)
+		strv_pushdup(sv, from->v[i]);
+}
+
 bool strv_contains(const struct strv *sv, const char *s)
 {
 	for (size_t i = 0; i < sv->n; i++)

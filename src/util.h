@@ -73,6 +73,8 @@ struct strv {
 };
 void strv_push(struct strv *sv, char *owned);
 void strv_pushdup(struct strv *sv, const char *s);
+/* Appends a copy of every string of from. */
+void strv_pushdup_all(struct strv *sv, const struct strv *from);
 bool strv_contains(const struct strv *sv, const char *s);
 void strv_free(struct strv *sv);
 
