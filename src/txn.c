@@ -373,16 +373,14 @@ static int place(struct txn *t, enum txn_order order)
 		if (!f->tmpname || f->order != order)
 			continue;
 		if (f->dir->fat) {
-			bool renamed = f->renamed;
-			if (fat_place(f) < 0) {
-				if (f->renamed != renamed)
-					f->dir->touched = f->dir->pending = true;
+			int r = fat_place(f);
+			if (f->renamed)
+				f->dir->touched = f->dir->pending = true;
+			if (r < 0)
 				return fail(t, f->path,
-					    f->renamed != renamed ? "cannot sync the renamed file" :
-								    "cannot rename the temporary file into place",
+					    f->renamed ? "cannot sync the renamed file" :
+							 "cannot rename the temporary file into place",
 					    errno);
-			}
-			f->dir->touched = f->dir->pending = true;
 			continue;
 		}
 		if (step() < 0 || renameat(f->dirfd, f->tmpname, f->dirfd, f->name) < 0)
