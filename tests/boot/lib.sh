@@ -275,9 +275,10 @@ ovmf_args() {
 
 # ----------------------------------------------------------- guest report
 
-# report_field LOG MARKER: the text after "@@MARKER@@ " in the guest report.
+# report_field LOG MARKER: the text after "@@MARKER@@ " in the guest report
+# (after whatever escape codes the firmware left at the start of the line).
 report_field() {
-	tr -d '\r' <"$1" | sed -n "s/^@@$2@@ //p" | head -n1
+	tr -d '\r' <"$1" | sed -n "s/^.*@@$2@@ //p" | head -n1
 }
 
 # memory_state LOG: "on", "off", or "unknown(...)" / "inconsistent(...)",

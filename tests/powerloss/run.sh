@@ -176,9 +176,8 @@ boot() {
 	BOOT_SECS=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 	LOG=$out/serial.log
 }
-# field NAME: the guest's "@@NAME@@ VALUE" (after whatever escape codes the
-# firmware left on the line)
-field() { tr -d '\r' <"$LOG" | sed -n "s/^.*@@$1@@ //p" | head -n1; }
+# field NAME: the guest's "@@NAME@@ VALUE" in this boot's log
+field() { report_field "$LOG" "$1"; }
 
 # after_cut N: the host's checks of the images as the cut left them.
 after_cut() {
