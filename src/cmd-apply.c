@@ -13,6 +13,7 @@
 #include "commit.h"
 #include "diag.h"
 #include "grub.h"
+#include "inputs.h"
 #include "journal.h"
 #include "plan.h"
 #include "report.h"
@@ -209,26 +210,43 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 		else if (fd != -ENOENT)
 			return early_end(ctx, o, -fd);
 	}
+	/* Without the lock, note what the evaluation looks at: under the
+	 * lock, if all of it is as it was, the plan stands. */
+	bool noting = !o->dry_run && ctx->lock_fd < 0;
+	if (noting)
+		inputs_start();
 	struct evaluation ev;
 	int r = evaluate(ctx, o->kernel, &ev);
+	inputs_stop();
 	if (r < 0) {
+		inputs_clear();
 		evaluation_free(&ev);
 		return early_end(ctx, o, hook_result(ctx, o, r));
 	}
 	if (!o->dry_run && any_work(ctx, o, &ev) && ctx->lock_fd < 0) {
 		/* Changes to make: take the lock, then look again, since
 		 * another run may have made them meanwhile. */
-		evaluation_free(&ev);
+		test_hold("MEMCG_POLICY_LOOK_HOLD_MS");
 		ctx->lock_fd = lock_take(&ctx->root);
-		if (ctx->lock_fd < 0)
-			return early_end(ctx, o, -ctx->lock_fd);
-		context_unload(ctx); /* read everything again under the lock */
-		r = evaluate(ctx, o->kernel, &ev);
-		if (r < 0) {
+		if (ctx->lock_fd < 0) {
+			inputs_clear();
 			evaluation_free(&ev);
-			return early_end(ctx, o, hook_result(ctx, o, r));
+			return early_end(ctx, o, -ctx->lock_fd);
+		}
+		if (noting && root_inputs_unchanged(&ctx->root)) {
+			log_verbose("nothing the plan was made from changed before the lock was taken: the plan stands");
+		} else {
+			evaluation_free(&ev);
+			context_unload(ctx); /* read everything again under the lock */
+			r = evaluate(ctx, o->kernel, &ev);
+			if (r < 0) {
+				inputs_clear();
+				evaluation_free(&ev);
+				return early_end(ctx, o, hook_result(ctx, o, r));
+			}
 		}
 	}
+	inputs_clear();
 	bool changed = any_change(&ev);
 	unsigned ran = 0;
 	bool wrote = false;
@@ -267,10 +285,15 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 			printf("nothing to change\n");
 	}
 	if (r >= 0 && wrote) {
-		/* report the state after the run */
-		evaluation_free(&ev);
-		context_unload(ctx);
-		r = evaluate(ctx, o->kernel, &ev);
+		/* report the state after the run: from what was written where
+		 * that is the whole of it, else by looking again */
+		if (ran == 0 && evaluation_can_follow_commit(&ev)) {
+			r = evaluation_follow_commit(ctx, o->kernel, &ev);
+		} else {
+			evaluation_free(&ev);
+			context_unload(ctx);
+			r = evaluate(ctx, o->kernel, &ev);
+		}
 	}
 	if (r >= 0) {
 		for (size_t i = 0; ev.def && i < ev.def->d.warnings.n; i++)

@@ -382,24 +382,6 @@ int journal_load(const struct root *r, struct journal *j)
 
 /* ---- the lock ---- */
 
-/* Test only (tests/cmd/concurrency.sh): MEMCG_POLICY_LOCK_HOLD_MS=N makes
- * a run sleep N milliseconds (at most 60000) right after it took the lock,
- * so that concurrent runs really wait for it. */
-static void test_hold(void)
-{
-	const char *s = getenv("MEMCG_POLICY_LOCK_HOLD_MS");
-	if (!s || !*s)
-		return;
-	char *end;
-	errno = 0;
-	unsigned long ms = strtoul(s, &end, 10);
-	if (errno || *end || ms == 0 || ms > 60000)
-		return;
-	struct timespec ts = { .tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(ms % 1000) * 1000000L };
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
 /* The "waiting" line is printed unless -q: a run that seems to hang should
  * say why, but -q asks for errors only. */
 /* Opens the lock file (created with its directory when create is set) and
@@ -434,7 +416,7 @@ static int lock_open_take(const struct root *r, bool create)
 		return diag_error(EXIT_SYSTEM, "%s: the lock is not a regular file", disp);
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
-		test_hold();
+		test_hold("MEMCG_POLICY_LOCK_HOLD_MS");
 		return fd;
 	}
 	if (errno != EWOULDBLOCK) {
@@ -453,7 +435,7 @@ static int lock_open_take(const struct root *r, bool create)
 		close(fd);
 		return diag_error(EXIT_SYSTEM, "%s: cannot take the lock: %s", disp, strerror(e));
 	}
-	test_hold();
+	test_hold("MEMCG_POLICY_LOCK_HOLD_MS");
 	return fd;
 }
 

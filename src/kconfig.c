@@ -6,13 +6,12 @@
 #include "decompress.h"
 #include "util.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
 
 /* ---- gzip ---------------------------------------------------------------- */
 
-static bool is_gzip(const char *data, size_t len)
+bool kconfig_is_gzip(const char *data, size_t len)
 {
 	return len >= 2 && (unsigned char)data[0] == 0x1f && (unsigned char)data[1] == 0x8b;
 }
@@ -99,7 +98,7 @@ static int inflate_gzip(const char *data, size_t len, size_t max, char **out, si
 int kconfig_inflate(const char *data, size_t len, size_t max, char **out, size_t *out_len)
 {
 	*out = NULL;
-	if (is_gzip(data, len))
+	if (kconfig_is_gzip(data, len))
 		return inflate_gzip(data, len, max, out, out_len);
 	if (len > max)
 		return -EFBIG;
@@ -141,19 +140,86 @@ static const struct {
 };
 #undef SYM
 
+/* Byte classes of the line scanner: a table is a load where isalnum() is a
+ * call per byte, and a config is some 10,000 lines (260 KB on Debian). */
+enum { CH_SYM = 1, CH_SPACE = 2, CH_FIRST = 4 };
+static const unsigned char ch_class[256] = {
+	['\t'] = CH_SPACE, ['\n'] = CH_SPACE, ['\v'] = CH_SPACE, ['\f'] = CH_SPACE, ['\r'] = CH_SPACE, [' '] = CH_SPACE,
+	['0'] = CH_SYM, ['1'] = CH_SYM, ['2'] = CH_SYM, ['3'] = CH_SYM, ['4'] = CH_SYM,
+	['5'] = CH_SYM, ['6'] = CH_SYM, ['7'] = CH_SYM, ['8'] = CH_SYM, ['9'] = CH_SYM,
+	['A'] = CH_SYM, ['B'] = CH_SYM | CH_FIRST, ['C'] = CH_SYM | CH_FIRST, ['D'] = CH_SYM, ['E'] = CH_SYM,
+	['F'] = CH_SYM, ['G'] = CH_SYM, ['H'] = CH_SYM, ['I'] = CH_SYM, ['J'] = CH_SYM, ['K'] = CH_SYM,
+	['L'] = CH_SYM, ['M'] = CH_SYM | CH_FIRST, ['N'] = CH_SYM, ['O'] = CH_SYM | CH_FIRST, ['P'] = CH_SYM,
+	['Q'] = CH_SYM, ['R'] = CH_SYM, ['S'] = CH_SYM, ['T'] = CH_SYM, ['U'] = CH_SYM | CH_FIRST,
+	['V'] = CH_SYM, ['W'] = CH_SYM, ['X'] = CH_SYM | CH_FIRST, ['Y'] = CH_SYM, ['Z'] = CH_SYM,
+	['_'] = CH_SYM,
+	['a'] = CH_SYM, ['b'] = CH_SYM, ['c'] = CH_SYM, ['d'] = CH_SYM, ['e'] = CH_SYM, ['f'] = CH_SYM,
+	['g'] = CH_SYM, ['h'] = CH_SYM, ['i'] = CH_SYM, ['j'] = CH_SYM, ['k'] = CH_SYM, ['l'] = CH_SYM,
+	['m'] = CH_SYM, ['n'] = CH_SYM, ['o'] = CH_SYM, ['p'] = CH_SYM, ['q'] = CH_SYM, ['r'] = CH_SYM,
+	['s'] = CH_SYM, ['t'] = CH_SYM, ['u'] = CH_SYM, ['v'] = CH_SYM, ['w'] = CH_SYM, ['x'] = CH_SYM,
+	['y'] = CH_SYM, ['z'] = CH_SYM,
+};
+
 static bool is_sym_char(char c)
 {
-	return isalnum((unsigned char)c) || c == '_';
+	return ch_class[(unsigned char)c] & CH_SYM;
 }
 
-static int lookup_sym(const char *name, size_t len)
+/* Eight bytes at a time: the bytes of x in [lo, hi] get their high bit
+ * set (every byte of x below 0x80, so no sum carries into the next). */
+#define ONES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+static inline uint64_t in_range(uint64_t x, unsigned lo, unsigned hi)
 {
-	/* every name we track starts with one of these */
-	if (!strchr("BCMOUX", name[0]))
+	return (x + ONES * (0x80 - lo)) & ~(x + ONES * (0x7f - hi)) & HIGHS;
+}
+
+/* Are all n bytes at p symbol characters ([A-Za-z0-9_])? */
+static bool all_sym(const char *p, size_t n)
+{
+	for (; n >= 8; p += 8, n -= 8) {
+		uint64_t x;
+		memcpy(&x, p, 8);
+		if (x & HIGHS)
+			return false;
+		if ((in_range(x, '0', '9') | in_range(x, 'A', 'Z') | in_range(x, 'a', 'z') | in_range(x, '_', '_')) !=
+		    HIGHS)
+			return false;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!is_sym_char(p[i]))
+			return false;
+	return true;
+}
+
+/* The tracked names grouped by length, so that almost every name of a
+ * config is turned away by its length or first letter before any compare. */
+#define SYM_MAX_LEN 31
+static signed char by_len[SYM_MAX_LEN + 1][SYM_COUNT + 1];
+static bool by_len_built;
+
+static void by_len_build(void)
+{
+	if (by_len_built)
+		return;
+	by_len_built = true;
+	for (size_t l = 0; l <= SYM_MAX_LEN; l++)
+		memset(by_len[l], -1, sizeof(by_len[l]));
+	for (int i = 0; i < SYM_COUNT; i++) {
+		signed char *slot = by_len[sym_names[i].len];
+		while (*slot >= 0)
+			slot++;
+		*slot = (signed char)i;
+	}
+}
+
+static inline int lookup_sym(const char *name, size_t len)
+{
+	if (len > SYM_MAX_LEN || !(ch_class[(unsigned char)name[0]] & CH_FIRST))
 		return -1;
-	for (int i = 0; i < SYM_COUNT; i++)
-		if (sym_names[i].len == len && memcmp(sym_names[i].name, name, len) == 0)
-			return i;
+	for (const signed char *i = by_len[len]; *i >= 0; i++)
+		if (memcmp(sym_names[*i].name, name, len) == 0)
+			return *i;
 	return -1;
 }
 
@@ -216,26 +282,29 @@ static void parse_header(struct parse_state *ps, const char *p, const char *end)
 	}
 }
 
-/* "# CONFIG_X is not set" */
+static void set_sym(struct parse_state *ps, int s, enum sym_state state, const char *val, size_t len,
+		    unsigned lineno)
+{
+	ps->syms[s].state = state;
+	ps->syms[s].val = val;
+	ps->syms[s].len = len;
+	ps->syms[s].line = lineno;
+}
+
+/* A comment: "# CONFIG_X is not set", or the header. Only a tracked X
+ * matters, and a tracked name is all symbol characters: comparing the text
+ * between prefix and suffix with it is the whole check. */
 static void parse_comment(struct parse_state *ps, const char *p, const char *end, unsigned lineno)
 {
 	static const char prefix[] = "# CONFIG_";
 	static const char suffix[] = " is not set";
+	const size_t pl = sizeof(prefix) - 1, sl = sizeof(suffix) - 1;
 	size_t n = (size_t)(end - p);
-	if (n > sizeof(prefix) - 1 && memcmp(p, prefix, sizeof(prefix) - 1) == 0) {
-		const char *name = p + sizeof(prefix) - 1;
-		const char *e = name;
-		while (e < end && is_sym_char(*e))
-			e++;
-		if (e == name || (size_t)(end - e) != sizeof(suffix) - 1 ||
-		    memcmp(e, suffix, sizeof(suffix) - 1) != 0)
-			return;
-		int s = lookup_sym(name, (size_t)(e - name));
-		if (s >= 0) {
-			ps->syms[s].state = SYM_NOT_SET;
-			ps->syms[s].val = NULL;
-			ps->syms[s].len = 0;
-			ps->syms[s].line = lineno;
+	if (n > pl && memcmp(p, prefix, pl) == 0) {
+		if (n > pl + sl && memcmp(end - sl, suffix, sl) == 0) {
+			int s = lookup_sym(p + pl, n - pl - sl);
+			if (s >= 0)
+				set_sym(ps, s, SYM_NOT_SET, NULL, 0, lineno);
 		}
 		return;
 	}
@@ -245,10 +314,10 @@ static void parse_comment(struct parse_state *ps, const char *p, const char *end
 
 /* One line, without its newline. Returns false if it is not part of a
  * kernel config. */
-static bool parse_line(struct parse_state *ps, const char *p, const char *end, unsigned lineno)
+static inline bool parse_line(struct parse_state *ps, const char *p, const char *end, unsigned lineno)
 {
 	/* trailing white space, including the \r of CRLF files */
-	while (end > p && isspace((unsigned char)end[-1]))
+	while (end > p && (ch_class[(unsigned char)end[-1]] & CH_SPACE))
 		end--;
 	while (p < end && (*p == ' ' || *p == '\t'))
 		p++;
@@ -261,11 +330,10 @@ static bool parse_line(struct parse_state *ps, const char *p, const char *end, u
 	static const char prefix[] = "CONFIG_";
 	if ((size_t)(end - p) <= sizeof(prefix) - 1 || memcmp(p, prefix, sizeof(prefix) - 1) != 0)
 		return false;
+	/* the name runs to the first '=' and is all symbol characters */
 	const char *name = p + sizeof(prefix) - 1;
-	const char *e = name;
-	while (e < end && is_sym_char(*e))
-		e++;
-	if (e == name || e == end || *e != '=')
+	const char *e = memchr(name, '=', (size_t)(end - name));
+	if (!e || e == name || !all_sym(name, (size_t)(e - name)))
 		return false;
 	const char *val = e + 1;
 	size_t vlen = (size_t)(end - val);
@@ -273,12 +341,8 @@ static bool parse_line(struct parse_state *ps, const char *p, const char *end, u
 		return false;
 	ps->assignments++;
 	int s = lookup_sym(name, (size_t)(e - name));
-	if (s >= 0) {
-		ps->syms[s].state = SYM_VALUE;
-		ps->syms[s].val = val;
-		ps->syms[s].len = vlen;
-		ps->syms[s].line = lineno;
-	}
+	if (s >= 0)
+		set_sym(ps, s, SYM_VALUE, val, vlen, lineno);
 	return true;
 }
 
@@ -304,6 +368,7 @@ int kconfig_parse(const char *text, size_t len, const char *release,
 		return -EBADMSG;
 	}
 
+	by_len_build();
 	struct parse_state ps = {0};
 	const char *p = text, *end = text + len;
 	unsigned lineno = 0;

@@ -51,6 +51,9 @@ struct kconfig_facts {
 	bool rpi_symbols;           /* CONFIG_BRCM_CHAR_DRIVERS / CONFIG_BCM_VCIO / CONFIG_USB_DWCOTG */
 };
 
+/* Does data start with gzip's magic bytes (1f 8b)? */
+bool kconfig_is_gzip(const char *data, size_t len);
+
 /* Inflates gzip data (magic 1f 8b) into a new buffer, or copies plain text.
  * Returns 0, -EBADMSG for corrupt or truncated gzip, -EFBIG past max bytes,
  * -ENOPKG when zlib cannot be loaded. */

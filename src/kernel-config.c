@@ -94,6 +94,8 @@ static int read_config(const struct root *r, struct kernel *k, const char *path,
 	int rc = read_whole(r, path, disp, &raw, &raw_len);
 	if (rc != 0)
 		return rc;
+	if (!kconfig_is_gzip(raw, raw_len))
+		return parse_text(k, raw, raw_len, disp);
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
 	rc = kconfig_inflate(raw, raw_len, MAX_INPUT_FILE, &text, &len);

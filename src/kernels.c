@@ -112,7 +112,9 @@ static const struct kmod_api *kmod_api(void)
  * libkmod needs first must be a regular file, found inside the root. */
 static bool module_tree_opens(const struct root *r, const char *dir)
 {
-	_cleanup_close_ int fd = root_openat(r, dir, O_PATH | O_DIRECTORY, 0);
+	/* opened to be read (by libkmod), not only resolved: a change of its
+	 * entries shows in its identity (inputs.h) */
+	_cleanup_close_ int fd = root_openat(r, dir, O_RDONLY | O_DIRECTORY, 0);
 	if (fd < 0)
 		return false;
 	char path[64];

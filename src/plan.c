@@ -220,7 +220,8 @@ int evaluate(struct context *ctx, const char *only, struct evaluation *ev)
 	return r < 0 ? r : decide_and_plan(ctx, only, defk, ev);
 }
 
-void evaluation_free(struct evaluation *ev)
+/* The decisions and plan of ev, freed; its slots and the context stay. */
+static void plan_free(struct evaluation *ev)
 {
 	for (size_t i = 0; i < ev->n_kd; i++)
 		decision_free(&ev->kd[i].d);
@@ -233,6 +234,43 @@ void evaluation_free(struct evaluation *ev)
 		strv_free(&ev->ch[i].removed);
 	}
 	free(ev->ch);
+	ev->kd = NULL;
+	ev->n_kd = 0;
+	ev->def = NULL;
+	memset(&ev->grub, 0, sizeof(ev->grub));
+	ev->ch = NULL;
+	ev->in_sync = ev->reboot_pending = ev->running_known = false;
+}
+
+bool evaluation_can_follow_commit(const struct evaluation *ev)
+{
+	for (size_t i = 0; i < ev->slots.n; i++) {
+		const struct slot *s = &ev->slots.v[i];
+		if (s->kind == SLOT_GRUB_CFG || (ev->ch[i].changed && !s->exists))
+			return false;
+	}
+	return ev->def != NULL;
+}
+
+int evaluation_follow_commit(struct context *ctx, const char *only, struct evaluation *ev)
+{
+	struct kernel *defk = ev->def->k;
+	for (size_t i = 0; i < ev->slots.n; i++) {
+		struct slot *s = &ev->slots.v[i];
+		struct slot_change *c = &ev->ch[i];
+		if (!c->changed)
+			continue;
+		free(s->content);
+		s->content = TAKE_PTR(c->new_content);
+		s->len = c->new_len;
+	}
+	plan_free(ev);
+	return decide_and_plan(ctx, only, defk, ev);
+}
+
+void evaluation_free(struct evaluation *ev)
+{
+	plan_free(ev);
 	slots_free(&ev->slots);
 	memset(ev, 0, sizeof(*ev));
 }

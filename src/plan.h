@@ -29,6 +29,15 @@ struct evaluation {
 int evaluate(struct context *ctx, const char *only_kernel, struct evaluation *ev);
 void evaluation_free(struct evaluation *ev);
 
+/* After a commit that wrote every changed slot's new content, and nothing
+ * else (no menu regenerated): the evaluation a new look would give,
+ * made from what was written instead of reading it all again. Only where
+ * a slot's facts come from its bytes alone: no generated GRUB menu (its
+ * facts compare file times) and no slot created (a missing slot's note).
+ * Returns 0 or a negative exit code, as evaluate. */
+bool evaluation_can_follow_commit(const struct evaluation *ev);
+int evaluation_follow_commit(struct context *ctx, const char *only, struct evaluation *ev);
+
 /* The decision of a kernel release, NULL if that kernel is not known. */
 const struct kernel_decision *evaluation_find(const struct evaluation *ev, const char *release);
 

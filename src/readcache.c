@@ -14,6 +14,9 @@
 
 /* All kept bytes together stay below this; later files are not kept. */
 #define READCACHE_MAX ((size_t)32 << 20)
+/* Nor is a file larger than this (kernel configs, images): keeping it
+ * costs a copy on every run, for the few that read it twice. */
+#define READCACHE_FILE_MAX ((size_t)128 << 10)
 #define BUCKETS 1024
 
 struct kept {
@@ -100,10 +103,15 @@ static bool old_enough(const struct stat *st, struct timespec t)
 	return t.tv_sec > 0 && c + margin_ns < now;
 }
 
+bool readcache_trusted(long fs_type, const struct stat *st, struct timespec t)
+{
+	return fs_keeps(fs_type) && old_enough(st, t);
+}
+
 void readcache_put(long fs_type, const struct stat *st, struct timespec t, const char *data, size_t len)
 {
-	if (!S_ISREG(st->st_mode) || (off_t)len != st->st_size || len > READCACHE_MAX - kept_bytes ||
-	    !old_enough(st, t) || !fs_keeps(fs_type))
+	if (!S_ISREG(st->st_mode) || (off_t)len != st->st_size || len > READCACHE_FILE_MAX ||
+	    len > READCACHE_MAX - kept_bytes || !readcache_trusted(fs_type, st, t))
 		return;
 	size_t b = bucket_of(st->st_dev, st->st_ino);
 	for (struct kept **p = &buckets[b]; *p; p = &(*p)->next)

@@ -30,5 +30,9 @@ bool readcache_get(const struct stat *st, char **out, size_t *len);
  * since t from a file system of type fs_type (statfs f_type: it decides). */
 void readcache_put(long fs_type, const struct stat *st, struct timespec t, const char *data, size_t len);
 
+/* Does the stat st (of a file system of type fs_type, taken after t) show
+ * every change made since t? The rule above; inputs.h uses it too. */
+bool readcache_trusted(long fs_type, const struct stat *st, struct timespec t);
+
 /* Forgets everything kept (tests; a long-running caller). */
 void readcache_clear(void);

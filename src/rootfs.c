@@ -1,5 +1,6 @@
 /* rootfs.c - root-confined file access, see rootfs.h */
 #include "rootfs.h"
+#include "inputs.h"
 #include "readcache.h"
 #include "util.h"
 
@@ -320,17 +321,45 @@ static int reopen(const struct root *r, int pfd, const struct stat *st, const ch
  * in *st, refused with -EXDEV on a pseudo file system with --root. */
 static int open_path(const struct root *r, const char *path, int flags, struct stat *st)
 {
-	int pfd = resolve(r, path, O_PATH | (flags & (O_NOFOLLOW | O_DIRECTORY)), 0);
-	if (pfd < 0)
+	int how = flags & (O_NOFOLLOW | O_DIRECTORY);
+	int pfd = resolve(r, path, O_PATH | how, 0);
+	if (pfd < 0) {
+		if (inputs_noting())
+			inputs_note(path, how, pfd, NULL, -1, false);
 		return pfd;
+	}
 	int e = fstat(pfd, st) < 0 ? -errno : 0;
 	if (e == 0 && !r->live && is_pseudo_fs(r, pfd, st))
 		e = -EXDEV;
+	if (inputs_noting())
+		inputs_note(path, how, e, st, e == 0 ? root_fs_type(pfd, st->st_dev) : -1,
+			    (flags & O_DIRECTORY) && !(flags & O_PATH));
 	if (e < 0) {
 		close(pfd);
 		return e;
 	}
 	return pfd;
+}
+
+bool root_inputs_unchanged(const struct root *r)
+{
+	size_t n;
+	bool usable;
+	const struct input *v = inputs_list(&n, &usable);
+	if (!usable)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		struct stat st = { 0 };
+		int pfd = resolve(r, v[i].path, O_PATH | v[i].flags, 0);
+		int e = pfd < 0 ? pfd : fstat(pfd, &st) < 0 ? -errno : 0;
+		if (e == 0 && !r->live && is_pseudo_fs(r, pfd, &st))
+			e = -EXDEV;
+		if (pfd >= 0)
+			close(pfd);
+		if (!input_same(&v[i], e, &st))
+			return false;
+	}
+	return true;
 }
 
 /* -EISDIR, -EINVAL or 0: what a regular-file open says of the type. */
@@ -400,29 +429,43 @@ int read_fd_stat(int fd, const struct stat *st, struct timespec t, size_t max, c
 		return -EFBIG;
 	if (readcache_get(st, out, len))
 		return 0;
-	struct strbuf sb = {0};
-	char buf[65536];
+	/* straight into a buffer of the size fstat gave (one byte more, to
+	 * see the end at once; 4 KiB for the 0 of proc files); grown only
+	 * if the file grew meanwhile */
+	size_t cap = st->st_size > 0 ? (size_t)st->st_size + 1 : 4096, n = 0;
+	if (cap > max + 1)
+		cap = max + 1;
+	char *buf = xmalloc(cap + 1);
 	for (;;) {
-		ssize_t n = read(fd, buf, sizeof(buf));
-		if (n < 0) {
+		if (n == cap) {
+			if (cap > max) {
+				free(buf);
+				return -EFBIG;
+			}
+			cap = cap > max / 2 ? max + 1 : cap * 2;
+			buf = xrealloc(buf, cap + 1);
+		}
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0) {
 			if (errno == EINTR)
 				continue;
 			e = -errno;
-			sb_free(&sb);
+			free(buf);
 			return e;
 		}
-		if (n == 0)
+		if (r == 0)
 			break;
-		if (sb.len + (size_t)n > max) {
-			sb_free(&sb);
+		n += (size_t)r;
+		if (n > max) {
+			free(buf);
 			return -EFBIG;
 		}
-		sb_appendn(&sb, buf, (size_t)n);
 	}
-	readcache_put(root_fs_type(fd, st->st_dev), st, t, sb.s ? sb.s : "", sb.len);
+	buf[n] = '\0';
+	readcache_put(root_fs_type(fd, st->st_dev), st, t, buf, n);
 	if (len)
-		*len = sb.len;
-	*out = sb_take(&sb);
+		*len = n;
+	*out = buf;
 	return 0;
 }
 

@@ -50,6 +50,11 @@ unsigned long root_openat2_eagain_count(void);
 /* Tests only: the next n openat2 calls fail with EAGAIN. */
 void root_openat2_inject_eagain(unsigned n);
 
+/* Does every path noted since inputs_start (inputs.h) resolve to the same
+ * file, unchanged, or give the same error as then? false also when the
+ * noted set cannot be trusted. */
+bool root_inputs_unchanged(const struct root *r);
+
 /* Path for messages: "ROOT/path" with --root, "path" on a live system. */
 char *root_display(const struct root *r, const char *path);
 

@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 
 const char *program_name = "memcg-policy";
@@ -299,4 +300,25 @@ void log_verbose(const char *fmt, ...)
 	fprintf(stderr, "%s: %s\n", program_name, shown);
 	free(shown);
 	free(msg);
+}
+
+/* Test only: the variable name=N (milliseconds, at most 60000) makes the
+ * run sleep there. MEMCG_POLICY_LOCK_HOLD_MS: right after a run took the
+ * lock (journal.c), so that concurrent runs really wait for it;
+ * MEMCG_POLICY_LOOK_HOLD_MS: between apply's first look and its taking the
+ * lock (cmd-apply.c), so that another run can change things meanwhile
+ * (tests/cmd/concurrency.sh). */
+void test_hold(const char *name)
+{
+	const char *s = getenv(name);
+	if (!s || !*s)
+		return;
+	char *end;
+	errno = 0;
+	unsigned long ms = strtoul(s, &end, 10);
+	if (errno || *end || ms == 0 || ms > 60000)
+		return;
+	struct timespec ts = { .tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
 }

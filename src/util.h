@@ -107,4 +107,8 @@ int parse_size(const char *s, unsigned long long *out);
 extern int log_verbosity; /* 0 normal, -1 quiet (-q), 1 verbose (-v) */
 void log_verbose(const char *fmt, ...) _printf_(1, 2);
 
+/* Test only: sleeps the milliseconds the environment variable name gives
+ * (util.c says where each is used). */
+void test_hold(const char *name);
+
 extern const char *program_name;

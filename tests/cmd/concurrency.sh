@@ -10,8 +10,13 @@
 #     the policy file says: the files match the final policy; no temp file
 #     is left; revert gives back the original bytes;
 #   - a run that waits says so: with MEMCG_POLICY_LOCK_HOLD_MS (test only:
-#     a run sleeps that long after taking the lock, src/journal.c) some run
+#     a run sleeps that long after taking the lock, src/util.c) some run
 #     prints "waiting for the lock". The last round runs without it.
+#   - apply's first look (no lock file yet: it looks, then takes the lock)
+#     stands under the lock only when nothing it looked at changed: with
+#     MEMCG_POLICY_LOOK_HOLD_MS (test only: apply sleeps between the look
+#     and the lock) another run changes the policy, or touches a config,
+#     meanwhile, and apply looks again and does what the files say then.
 . "$TOP/tests/lib.sh"
 CFG="$FIX/configs"
 ENTRIES=boot/loader/entries
@@ -147,3 +152,41 @@ expect_exit "revert after the rounds" 0 "$MEMCG_POLICY" --root "$root" revert
 printf '[policy]\nmode = off\n' >"$root/etc/memcg-policy.conf"
 expect_eq "revert after the rounds: the original bytes" "$(tree_bytes "$root")" "$(tree_bytes "$orig")"
 rm -f "$valid"
+
+# ---- apply's first look, then the lock ----
+with_token() { grep -l 'cgroup_disable=memory' "$1/$ENTRIES"/*.conf 2>/dev/null | wc -l; }
+stands="the plan stands"
+# nothing changes meanwhile: the first look's plan is committed as it is
+t=$(copy "$orig")
+sleep 0.1 # the copy's ctimes settle (inputs.h: older than the look by 1 ms)
+expect_exit "look then lock, nothing changed: apply" 0 env MEMCG_POLICY_LOOK_HOLD_MS=200 \
+	"$MEMCG_POLICY" -v --root "$t" apply
+expect_eq "look then lock, nothing changed: the first look's plan stands" "$(grep -c "$stands" <<<"$ERR")" 1
+expect_eq "look then lock, nothing changed: every entry has the token" "$(with_token "$t")" 3
+expect_exit "look then lock, nothing changed: check" 0 "$MEMCG_POLICY" --root "$t" check
+# set on while apply (for off) sleeps between its look and the lock: apply
+# looks again and has nothing to do; with its first plan it would add the
+# token that `set on` has just ruled out
+for what in policy config; do
+	t=$(copy "$orig")
+	sleep 0.1
+	e=$(mktemp)
+	MEMCG_POLICY_LOOK_HOLD_MS=3000 "$MEMCG_POLICY" -v --root "$t" apply >/dev/null 2>"$e" &
+	apid=$!
+	sleep 0.5
+	if [ "$what" = policy ]; then
+		"$MEMCG_POLICY" --root "$t" set on >/dev/null 2>&1
+		want=0 mode=on
+	else
+		touch "$t/boot/config-6.6.8-200.fc39.x86_64"
+		want=3 mode=off
+	fi
+	wait "$apid"
+	expect_eq "look then lock, $what changed meanwhile: apply exits 0" "$?" 0
+	expect_eq "look then lock, $what changed meanwhile: apply looked again" "$(grep -c "$stands" "$e")" 0
+	expect_eq "look then lock, $what changed meanwhile: entries with the token" "$(with_token "$t")" "$want"
+	expect_exit "look then lock, $what changed meanwhile: check" 0 "$MEMCG_POLICY" --root "$t" check
+	expect_exit "look then lock, $what changed meanwhile: decide" 0 "$MEMCG_POLICY" --root "$t" decide
+	expect_eq "look then lock, $what changed meanwhile: the decision is $mode" "$(head -n 1 <<<"$OUT")" "$mode"
+	rm -f "$e"
+done

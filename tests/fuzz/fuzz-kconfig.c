@@ -6,14 +6,17 @@
  *              refused (-EBADMSG), never read as a shorter config;
  *   bits 1-3   the kernel release the config is parsed for.
  * Properties: inflate returns 0, -EBADMSG or -EFBIG; a refused config names
- * a line inside the text (or 0); parsing is deterministic; release_compare
- * is antisymmetric on the first two lines. */
+ * a line inside the text (or 0); parsing is deterministic and gives what
+ * the plain character-at-a-time reader of kconfig-ref.h gives (result,
+ * refused line, every fact); release_compare is antisymmetric on the first
+ * two lines. */
 #include "fuzz.h"
 
 #include <errno.h>
 #include <zlib.h>
 
 #include "kconfig.h"
+#include "kconfig-ref.h"
 
 #define MAX_TEXT (1u << 20)
 
@@ -66,25 +69,38 @@ static void check_releases(const char *text, size_t len)
 	free(b);
 }
 
+static void same_facts(const struct kconfig_facts *f, const struct kconfig_facts *g)
+{
+	FUZZ_CHECK(f->memcg_built == g->memcg_built && f->cgroups_built == g->cgroups_built);
+	FUZZ_CHECK(f->memcg_v1 == g->memcg_v1 && f->rpi_symbols == g->rpi_symbols);
+	FUZZ_CHECK(f->default_state == g->default_state && f->rule == g->rule && f->family == g->family);
+	FUZZ_CHECK(f->accepts_enable == g->accepts_enable && f->builtin_mode == g->builtin_mode);
+	FUZZ_CHECK(streq_ptr(f->default_reason, g->default_reason));
+	FUZZ_CHECK(streq_ptr(f->not_built_reason, g->not_built_reason));
+	FUZZ_CHECK(streq_ptr(f->builtin_cmdline, g->builtin_cmdline));
+	FUZZ_CHECK(streq_ptr(f->arch, g->arch) && streq_ptr(f->header_version, g->header_version));
+}
+
 static void parse(const char *text, size_t len, const char *release)
 {
-	struct kconfig_facts f, g;
-	unsigned bad = 0, bad2 = 0;
+	struct kconfig_facts f, g, ref;
+	unsigned bad = 0, bad2 = 0, bad_ref = 0;
 	int r = kconfig_parse(text, len, release, &f, &bad);
 	FUZZ_CHECK(r == 0 || r == -EBADMSG);
 	if (r < 0)
 		FUZZ_CHECK(bad <= count_lines(text, len));
 	int r2 = kconfig_parse(text, len, release, &g, &bad2);
 	FUZZ_CHECK(r2 == r && bad2 == bad);
+	int rr = ref_parse(text, len, release, &ref, &bad_ref);
+	FUZZ_CHECK(rr == r && bad_ref == bad);
 	if (r == 0) {
-		FUZZ_CHECK(f.memcg_built == g.memcg_built && f.cgroups_built == g.cgroups_built);
-		FUZZ_CHECK(f.default_state == g.default_state && f.rule == g.rule && f.family == g.family);
-		FUZZ_CHECK(f.accepts_enable == g.accepts_enable && f.builtin_mode == g.builtin_mode);
-		FUZZ_CHECK(streq_ptr(f.builtin_cmdline, g.builtin_cmdline));
+		same_facts(&f, &g);
+		same_facts(&f, &ref);
 		FUZZ_CHECK(f.builtin_cmdline == NULL || *f.builtin_cmdline);
 	}
 	kconfig_facts_free(&f);
 	kconfig_facts_free(&g);
+	kconfig_facts_free(&ref);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
