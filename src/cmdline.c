@@ -10,12 +10,6 @@
 #include <stdint.h>
 #include <string.h>
 
-/* The kernel's isspace() (lib/ctype.c): \t \n \v \f \r, space, and 0xa0. */
-static bool cl_space(unsigned char c)
-{
-	return c == ' ' || (c >= '\t' && c <= '\r') || c == 0xa0;
-}
-
 #ifdef CMDLINE_MUTANT_DASH
 /* Only in the mutant build of the kernel-parser tier (make
  * check-kparse-mutant): a deliberately wrong tokenizer for which '-' and
@@ -106,18 +100,29 @@ void cmdline_split(const char *line, size_t len, struct cmdline *out)
 	}
 	*out = (struct cmdline){ .line = line, .line_len = len };
 
+	/* blanks are the kernel's isspace() (lib/ctype.c): \t \n \v \f \r,
+	 * space and 0xa0; a table, as most bytes of a line are neither
+	 * blank nor a quote */
+	enum { BLANK = 1, QUOTE = 2 };
+	static const unsigned char cls[256] = {
+		['\t'] = BLANK, ['\n'] = BLANK, ['\v'] = BLANK, ['\f'] = BLANK, ['\r'] = BLANK,
+		[' '] = BLANK,	 [0xa0] = BLANK, ['"'] = QUOTE,
+	};
 	size_t i = 0;
 	while (i < len) {
-		while (i < len && cl_space((unsigned char)line[i]))
+		while (i < len && (cls[(unsigned char)line[i]] & BLANK))
 			i++;
 		if (i >= len)
 			break;
 		size_t start = i;
 		bool in_quote = false;
 		for (; i < len; i++) {
-			if (!in_quote && cl_space((unsigned char)line[i]))
+			unsigned char k = cls[(unsigned char)line[i]];
+			if (!k)
+				continue;
+			if (k == BLANK && !in_quote)
 				break;
-			if (line[i] == '"')
+			if (k == QUOTE)
 				in_quote = !in_quote;
 		}
 		if (out->n == cap) {
@@ -131,6 +136,9 @@ void cmdline_split(const char *line, size_t len, struct cmdline *out)
 	 * value; quotes are stripped first, so `"--"` counts as well. */
 	out->n_kernel = out->n;
 	for (size_t k = 0; k < out->n; k++) {
+		/* "--" once quotes are stripped: --, "--", "-- */
+		if (out->tok[k].len > 4)
+			continue;
 		const char *t = line + out->tok[k].start;
 		struct tok_parts p;
 		tok_parse(t, out->tok[k].len, &p);
@@ -270,6 +278,20 @@ static bool item_removed(const struct strv *remove, const char *name, size_t nle
 
 enum tok_edit { TOK_KEEP, TOK_CHANGED, TOK_DROP, TOK_REFUSE };
 
+/* Does remove name a parameter called name (item_removed can say yes only
+ * then)? Most tokens of a line are not, and are kept without a look at
+ * their items. */
+static bool name_in_remove(const struct strv *remove, const char *name, size_t nlen)
+{
+	for (size_t s = 0; remove && s < remove->n; s++) {
+		const char *spec = remove->v[s];
+		const char *eq = spec ? strchr(spec, '=') : NULL;
+		if (eq && eq != spec && param_name_eq(spec, (size_t)(eq - spec), name, nlen))
+			return true;
+	}
+	return false;
+}
+
 static size_t count_quotes(const char *t, size_t len)
 {
 	size_t q = 0;
@@ -313,7 +335,7 @@ static enum tok_edit edit_token(const char *t, size_t len, const struct strv *re
 {
 	struct tok_parts p;
 	tok_parse(t, len, &p);
-	if (!p.has_value)
+	if (!p.has_value || !name_in_remove(remove, t + p.name_off, p.name_len))
 		return TOK_KEEP;
 
 	const char *name = t + p.name_off, *v = t + p.val_off;
@@ -475,8 +497,10 @@ static void insert_token(struct strbuf *sb, const char *a)
 	*sb = r;
 }
 
-char *cmdline_edit(const char *line, size_t len, const struct strv *remove,
-		   const struct strv *add, struct strv *removed_out)
+/* The removal half of cmdline_edit: a new line (sb) without the items of
+ * remove. */
+static void remove_items(const char *line, size_t len, const struct strv *remove, struct strv *removed_out,
+			 struct strbuf *out)
 {
 	struct cmdline c;
 	cmdline_split(line, len, &c);
@@ -539,6 +563,19 @@ char *cmdline_edit(const char *line, size_t len, const struct strv *remove,
 	free(drop);
 	free(drop_gap);
 	cmdline_free(&c);
+	*out = sb;
+}
+
+char *cmdline_edit(const char *line, size_t len, const struct strv *remove,
+		   const struct strv *add, struct strv *removed_out)
+{
+	struct strbuf sb = { 0 };
+	if (remove && remove->n) {
+		remove_items(line, len, remove, removed_out, &sb);
+	} else {
+		/* nothing to remove: the line as it is */
+		sb_appendn(&sb, line ? line : "", line ? len : 0);
+	}
 
 	for (size_t i = 0; add && i < add->n; i++) {
 		const char *a = add->v[i];

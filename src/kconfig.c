@@ -31,6 +31,15 @@ static int inflate_gzip(const char *data, size_t len, size_t max, char **out, si
 	/* room for one byte past max: producing it means "too large" */
 	size_t limit = max < SIZE_MAX - 1 ? max + 1 : SIZE_MAX - 1;
 	size_t cap = len < (SIZE_MAX / 4) ? len * 4 : limit;
+	/* a one-member file says its size in its last four bytes (ISIZE,
+	 * little-endian, modulo 2^32): one byte more holds it without
+	 * growing; a wrong hint only costs a realloc */
+	if (len >= 18) {
+		const unsigned char *t = (const unsigned char *)data + len - 4;
+		size_t isize = (size_t)t[0] | (size_t)t[1] << 8 | (size_t)t[2] << 16 | (size_t)t[3] << 24;
+		if (isize >= len / 2 && isize < limit)
+			cap = isize + 1;
+	}
 	if (cap < 65536)
 		cap = 65536;
 	if (cap > limit)
@@ -142,16 +151,16 @@ static const struct {
 
 /* Byte classes of the line scanner: a table is a load where isalnum() is a
  * call per byte, and a config is some 10,000 lines (260 KB on Debian). */
-enum { CH_SYM = 1, CH_SPACE = 2, CH_FIRST = 4 };
+enum { CH_SYM = 1, CH_SPACE = 2 };
 static const unsigned char ch_class[256] = {
 	['\t'] = CH_SPACE, ['\n'] = CH_SPACE, ['\v'] = CH_SPACE, ['\f'] = CH_SPACE, ['\r'] = CH_SPACE, [' '] = CH_SPACE,
 	['0'] = CH_SYM, ['1'] = CH_SYM, ['2'] = CH_SYM, ['3'] = CH_SYM, ['4'] = CH_SYM,
 	['5'] = CH_SYM, ['6'] = CH_SYM, ['7'] = CH_SYM, ['8'] = CH_SYM, ['9'] = CH_SYM,
-	['A'] = CH_SYM, ['B'] = CH_SYM | CH_FIRST, ['C'] = CH_SYM | CH_FIRST, ['D'] = CH_SYM, ['E'] = CH_SYM,
+	['A'] = CH_SYM, ['B'] = CH_SYM, ['C'] = CH_SYM, ['D'] = CH_SYM, ['E'] = CH_SYM,
 	['F'] = CH_SYM, ['G'] = CH_SYM, ['H'] = CH_SYM, ['I'] = CH_SYM, ['J'] = CH_SYM, ['K'] = CH_SYM,
-	['L'] = CH_SYM, ['M'] = CH_SYM | CH_FIRST, ['N'] = CH_SYM, ['O'] = CH_SYM | CH_FIRST, ['P'] = CH_SYM,
-	['Q'] = CH_SYM, ['R'] = CH_SYM, ['S'] = CH_SYM, ['T'] = CH_SYM, ['U'] = CH_SYM | CH_FIRST,
-	['V'] = CH_SYM, ['W'] = CH_SYM, ['X'] = CH_SYM | CH_FIRST, ['Y'] = CH_SYM, ['Z'] = CH_SYM,
+	['L'] = CH_SYM, ['M'] = CH_SYM, ['N'] = CH_SYM, ['O'] = CH_SYM, ['P'] = CH_SYM,
+	['Q'] = CH_SYM, ['R'] = CH_SYM, ['S'] = CH_SYM, ['T'] = CH_SYM, ['U'] = CH_SYM,
+	['V'] = CH_SYM, ['W'] = CH_SYM, ['X'] = CH_SYM, ['Y'] = CH_SYM, ['Z'] = CH_SYM,
 	['_'] = CH_SYM,
 	['a'] = CH_SYM, ['b'] = CH_SYM, ['c'] = CH_SYM, ['d'] = CH_SYM, ['e'] = CH_SYM, ['f'] = CH_SYM,
 	['g'] = CH_SYM, ['h'] = CH_SYM, ['i'] = CH_SYM, ['j'] = CH_SYM, ['k'] = CH_SYM, ['l'] = CH_SYM,
@@ -192,10 +201,12 @@ static bool all_sym(const char *p, size_t n)
 	return true;
 }
 
-/* The tracked names grouped by length, so that almost every name of a
- * config is turned away by its length or first letter before any compare. */
+/* The tracked names grouped by length, and for each first letter the
+ * lengths of the names that start with it: almost every name of a config
+ * is turned away by one bit of that before any compare. */
 #define SYM_MAX_LEN 31
 static signed char by_len[SYM_MAX_LEN + 1][SYM_COUNT + 1];
+static uint32_t len_mask[256];
 static bool by_len_built;
 
 static void by_len_build(void)
@@ -210,12 +221,13 @@ static void by_len_build(void)
 		while (*slot >= 0)
 			slot++;
 		*slot = (signed char)i;
+		len_mask[(unsigned char)sym_names[i].name[0]] |= 1u << sym_names[i].len;
 	}
 }
 
 static inline int lookup_sym(const char *name, size_t len)
 {
-	if (len > SYM_MAX_LEN || !(ch_class[(unsigned char)name[0]] & CH_FIRST))
+	if (len > SYM_MAX_LEN || !(len_mask[(unsigned char)name[0]] & (1u << len)))
 		return -1;
 	for (const signed char *i = by_len[len]; *i >= 0; i++)
 		if (memcmp(sym_names[*i].name, name, len) == 0)
