@@ -183,22 +183,28 @@ static inline uint64_t in_range(uint64_t x, unsigned lo, unsigned hi)
 	return (x + ONES * (0x80 - lo)) & ~(x + ONES * (0x7f - hi)) & HIGHS;
 }
 
-/* Are all n bytes at p symbol characters ([A-Za-z0-9_])? */
+static inline bool word_sym(const char *p)
+{
+	uint64_t x;
+	memcpy(&x, p, 8);
+	return !(x & HIGHS) &&
+	       (in_range(x, '0', '9') | in_range(x, 'A', 'Z') | in_range(x, 'a', 'z') | in_range(x, '_', '_')) == HIGHS;
+}
+
+/* Are all n bytes at p symbol characters ([A-Za-z0-9_])? Eight at a time,
+ * the last eight overlapping the ones before where n is not a multiple. */
 static bool all_sym(const char *p, size_t n)
 {
-	for (; n >= 8; p += 8, n -= 8) {
-		uint64_t x;
-		memcpy(&x, p, 8);
-		if (x & HIGHS)
-			return false;
-		if ((in_range(x, '0', '9') | in_range(x, 'A', 'Z') | in_range(x, 'a', 'z') | in_range(x, '_', '_')) !=
-		    HIGHS)
-			return false;
+	if (n < 8) {
+		for (size_t i = 0; i < n; i++)
+			if (!is_sym_char(p[i]))
+				return false;
+		return true;
 	}
-	for (size_t i = 0; i < n; i++)
-		if (!is_sym_char(p[i]))
+	for (size_t i = 0; i + 8 < n; i += 8)
+		if (!word_sym(p + i))
 			return false;
-	return true;
+	return word_sym(p + n - 8);
 }
 
 /* The tracked names grouped by length, and for each first letter the

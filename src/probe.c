@@ -22,11 +22,36 @@ static const char *const bin_dirs[] = {
 	"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin",
 };
 
+/* The directories of bin_dirs that are there, each once: on a merged-/usr
+ * system /sbin and /bin are /usr/sbin and /usr/bin, found first. */
+static size_t present_bin_dirs(const struct root *r, const char *dirs[ARRAY_SIZE(bin_dirs)])
+{
+	struct stat seen[ARRAY_SIZE(bin_dirs)];
+	size_t n = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(bin_dirs); i++) {
+		struct stat st;
+		if (root_stat(r, bin_dirs[i], &st) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		bool dup = false;
+		for (size_t j = 0; j < n && !dup; j++)
+			dup = seen[j].st_dev == st.st_dev && seen[j].st_ino == st.st_ino;
+		if (dup)
+			continue;
+		seen[n] = st;
+		dirs[n++] = bin_dirs[i];
+	}
+	return n;
+}
+
 static void find_programs(const struct root *r, const struct policy *p, struct strv *out)
 {
+	if (p->n_needs_memcg == 0)
+		return;
+	const char *dirs[ARRAY_SIZE(bin_dirs)];
+	size_t n_dirs = present_bin_dirs(r, dirs);
 	for (size_t i = 0; i < p->n_needs_memcg; i++) {
-		for (size_t j = 0; j < ARRAY_SIZE(bin_dirs); j++) {
-			_cleanup_free_ char *path = path_join(bin_dirs[j], p->needs_memcg[i]);
+		for (size_t j = 0; j < n_dirs; j++) {
+			_cleanup_free_ char *path = path_join(dirs[j], p->needs_memcg[i]);
 			struct stat st;
 			if (root_stat(r, path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111)) {
 				strv_push(out, xasprintf("%s (%s)", p->needs_memcg[i], path));

@@ -44,20 +44,34 @@ int write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
+/* Random bytes for names, fetched a pool at a time: a run that writes a
+ * hundred files makes one getrandom call, not a hundred. Returns how many
+ * of the n wanted it could give (fewer before the pool can be filled). */
+static size_t random_bytes(unsigned char *out, size_t n)
+{
+	static unsigned char pool[256];
+	static size_t left;
+	size_t got = 0;
+	while (got < n) {
+		if (left == 0) {
+			ssize_t r = getrandom(pool, sizeof(pool), GRND_NONBLOCK);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				break;
+			left = (size_t)r;
+		}
+		out[got++] = pool[--left];
+		pool[left] = 0; /* a byte is given once */
+	}
+	return got;
+}
+
 static void random_suffix(char out[TMP_RAND + 1])
 {
 	static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 	unsigned char rnd[TMP_RAND];
-	size_t got = 0;
-	while (got < sizeof(rnd)) {
-		ssize_t n = getrandom(rnd + got, sizeof(rnd) - got, GRND_NONBLOCK);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		got += (size_t)n;
-	}
+	size_t got = random_bytes(rnd, sizeof(rnd));
 	if (got < sizeof(rnd)) {
 		/* no entropy yet (early boot): O_EXCL still makes the name safe */
 		struct timespec ts;
@@ -89,8 +103,10 @@ static bool is_tmp_name(const char *name)
 	return true;
 }
 
-/* Creates ".NAME.memcg-policy.XXXXXX" in dirfd (0600, O_EXCL). */
-int tmp_create(int dirfd, const char *name, char **tmpname)
+/* Creates ".NAME.memcg-policy.XXXXXX" in dirfd (O_EXCL) with the
+ * permission bits of mode (as the umask lets them through): the file's own
+ * mode from the start, so that set_owner_mode mostly has nothing to do. */
+int tmp_create(int dirfd, const char *name, mode_t mode, char **tmpname)
 {
 	/* the whole name must fit NAME_MAX: cut NAME if it has to */
 	int keep = (int)(NAME_MAX - 1 - strlen(TMP_MARK) - TMP_RAND);
@@ -98,7 +114,7 @@ int tmp_create(int dirfd, const char *name, char **tmpname)
 		char suffix[TMP_RAND + 1];
 		random_suffix(suffix);
 		char *tn = xasprintf(".%.*s" TMP_MARK "%s", keep, name, suffix);
-		int fd = openat(dirfd, tn, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
+		int fd = openat(dirfd, tn, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, mode & 0777);
 		if (fd >= 0) {
 			*tmpname = tn;
 			return fd;
@@ -134,7 +150,9 @@ int set_owner_mode(int fd, mode_t mode, const struct stat *old)
 				return -e;
 		}
 	}
-	if (fchmod(fd, mode) < 0) {
+	/* created with the permission bits: only set-id and sticky bits, or
+	 * what the umask took, are left to set (chown keeps the others) */
+	if ((st.st_mode & 07777) != mode && fchmod(fd, mode) < 0) {
 		int e = errno;
 		if (!(e == EPERM && fs_is_fat(fd)))
 			return -e;

@@ -252,7 +252,7 @@ static mode_t file_mode(const struct txn_file *f)
 static int restore_old(struct txn_file *f)
 {
 	_cleanup_free_ char *tn = NULL;
-	int fd = tmp_create(f->dirfd, f->name, &tn);
+	int fd = tmp_create(f->dirfd, f->name, file_mode(f), &tn);
 	if (fd < 0)
 		return fd;
 	if (!tn) {
@@ -447,7 +447,7 @@ static int commit(struct txn *t)
 		struct txn_file *f = &t->files[i];
 		if (!f->data || f->unchanged)
 			continue;
-		int fd = tmp_create(f->dirfd, f->name, &f->tmpname);
+		int fd = tmp_create(f->dirfd, f->name, file_mode(f), &f->tmpname);
 		if (fd < 0)
 			return fail(t, f->path, "cannot create a temporary file", -fd);
 		int r = step() < 0 ? -errno : write_all(fd, f->data, f->len);
