@@ -61,7 +61,7 @@ static bool errno_is_absent(int e)
  * *raw (NUL-terminated), or a negative exit code (printed). */
 static int read_whole(const struct root *r, const char *path, const char *disp, char **raw, size_t *raw_len)
 {
-	int rc = root_read_file(r, path, MAX_INPUT_FILE, raw, raw_len);
+	int rc = root_read_file_once(r, path, MAX_INPUT_FILE, raw, raw_len);
 	if (errno_is_absent(rc))
 		return 1;
 	if (rc == -EISDIR || rc == -EINVAL)

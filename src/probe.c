@@ -26,7 +26,8 @@ static const char *const bin_dirs[] = {
  * system /sbin and /bin are /usr/sbin and /usr/bin, found first. */
 static size_t present_bin_dirs(const struct root *r, const char *dirs[ARRAY_SIZE(bin_dirs)])
 {
-	struct stat seen[ARRAY_SIZE(bin_dirs)];
+	dev_t dev[ARRAY_SIZE(bin_dirs)] = { 0 };
+	ino_t ino[ARRAY_SIZE(bin_dirs)] = { 0 };
 	size_t n = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(bin_dirs); i++) {
 		struct stat st;
@@ -34,10 +35,11 @@ static size_t present_bin_dirs(const struct root *r, const char *dirs[ARRAY_SIZE
 			continue;
 		bool dup = false;
 		for (size_t j = 0; j < n && !dup; j++)
-			dup = seen[j].st_dev == st.st_dev && seen[j].st_ino == st.st_ino;
+			dup = dev[j] == st.st_dev && ino[j] == st.st_ino;
 		if (dup)
 			continue;
-		seen[n] = st;
+		dev[n] = st.st_dev;
+		ino[n] = st.st_ino;
 		dirs[n++] = bin_dirs[i];
 	}
 	return n;

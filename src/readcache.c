@@ -14,8 +14,9 @@
 
 /* All kept bytes together stay below this; later files are not kept. */
 #define READCACHE_MAX ((size_t)32 << 20)
-/* Nor is a file larger than this (kernel configs, images): keeping it
- * costs a copy on every run, for the few that read it twice. */
+/* Nor is a file larger than this: keeping it costs a copy on every run,
+ * for the few that read it twice (kernel configs and images are read with
+ * root_read_file_once, never kept). */
 #define READCACHE_FILE_MAX ((size_t)128 << 10)
 #define BUCKETS 1024
 

@@ -420,7 +420,8 @@ int root_error_exit(int e)
 	return e == -EINVAL || e == -EISDIR || e == -EXDEV || e == -ELOOP || e == -EFBIG ? EXIT_BADINPUT : EXIT_SYSTEM;
 }
 
-int read_fd_stat(int fd, const struct stat *st, struct timespec t, size_t max, char **out, size_t *len)
+static int read_fd(int fd, const struct stat *st, struct timespec t, size_t max, bool keep, char **out,
+		   size_t *len)
 {
 	int e = regular_only(st);
 	if (e < 0)
@@ -462,11 +463,17 @@ int read_fd_stat(int fd, const struct stat *st, struct timespec t, size_t max, c
 		}
 	}
 	buf[n] = '\0';
-	readcache_put(root_fs_type(fd, st->st_dev), st, t, buf, n);
+	if (keep)
+		readcache_put(root_fs_type(fd, st->st_dev), st, t, buf, n);
 	if (len)
 		*len = n;
 	*out = buf;
 	return 0;
+}
+
+int read_fd_stat(int fd, const struct stat *st, struct timespec t, size_t max, char **out, size_t *len)
+{
+	return read_fd(fd, st, t, max, true, out, len);
 }
 
 int read_fd_all(int fd, size_t max, char **out, size_t *len)
@@ -478,7 +485,7 @@ int read_fd_all(int fd, size_t max, char **out, size_t *len)
 	return read_fd_stat(fd, &st, t, max, out, len);
 }
 
-int root_read_file(const struct root *r, const char *path, size_t max, char **out, size_t *len)
+static int read_file(const struct root *r, const char *path, size_t max, bool keep, char **out, size_t *len)
 {
 	for (int tries = 0;; tries++) {
 		struct timespec t = readcache_clock();
@@ -492,7 +499,7 @@ int root_read_file(const struct root *r, const char *path, size_t max, char **ou
 		if ((unsigned long long)st.st_size > max)
 			return -EFBIG;
 		/* read before: the type check and the identity were enough */
-		if (readcache_get(&st, out, len))
+		if (keep && readcache_get(&st, out, len))
 			return 0;
 		/* O_NONBLOCK: opening a FIFO must not hang (it is refused above
 		 * anyway, and again by read_fd_stat) */
@@ -501,8 +508,18 @@ int root_read_file(const struct root *r, const char *path, size_t max, char **ou
 			continue; /* replaced between the two opens */
 		if (fd < 0)
 			return fd;
-		return read_fd_stat(fd, &st, t, max, out, len);
+		return read_fd(fd, &st, t, max, keep, out, len);
 	}
+}
+
+int root_read_file(const struct root *r, const char *path, size_t max, char **out, size_t *len)
+{
+	return read_file(r, path, max, true, out, len);
+}
+
+int root_read_file_once(const struct root *r, const char *path, size_t max, char **out, size_t *len)
+{
+	return read_file(r, path, max, false, out, len);
 }
 
 int read_host_file(const char *path, size_t max, char **out, size_t *len)

@@ -63,6 +63,9 @@ char *root_display(const struct root *r, const char *path);
  * Bytes read before from the same unchanged file are taken again without
  * reading it (readcache.h); the path is resolved and checked all the same. */
 int root_read_file(const struct root *r, const char *path, size_t max, char **out, size_t *len);
+/* Same, for a file a run reads once (a kernel config, image or module):
+ * its bytes are neither looked up in nor kept by readcache.h. */
+int root_read_file_once(const struct root *r, const char *path, size_t max, char **out, size_t *len);
 /* Same, from an open descriptor (fstat checks it is a regular file). */
 int read_fd_all(int fd, size_t max, char **out, size_t *len);
 /* Same, with fd's fstat already in st, taken after t (readcache_clock()). */
