@@ -4,14 +4,15 @@
 # code that does the same I/O):
 #
 # 1. `status` and `decide` on a root with 4 installed kernels, against
-#    reading (and inflating) their 4 configs: plain /boot/config-VER files
+#    reading (and inflating) their 4 configs (Debian 12's whole amd64 config,
+#    bench/data): plain /boot/config-VER files
 #    as Debian installs them, and the same gzip-packed.
 # 2. `apply` editing 100 BLS entries (25 snapshots x 4 kernels, mode = off
 #    adds cgroup_disable=memory to each), against reading each entry,
 #    writing a temp file, one syncfs, renaming all, one directory fsync.
 #    A fresh copy of the root, written back to disk, before every run.
 #
-# ROUNDS rounds (default 9) of RUNS runs (default 5; 2 for the edits), the
+# ROUNDS rounds (default 15) of RUNS runs (default 5; 2 for the edits), the
 # commands' order turned each round; ratios of the medians over all runs,
 # and the range of the per-round ratios. Nothing is asserted.
 set -u
@@ -19,7 +20,7 @@ set -u
 . "$(dirname "$0")/tool-lib.sh"
 need cc gcc
 
-rounds=${1:-9}
+rounds=${1:-15}
 runs=${2:-5}
 FLOOR=$WORK/edit-floor
 cc -O2 -o "$FLOOR" "$TOP/bench/edit-floor.c" -lz || die "cannot build bench/edit-floor.c (needs zlib1g-dev)"

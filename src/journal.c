@@ -64,12 +64,18 @@ void journal_free(struct journal *j)
 	j->n = 0;
 }
 
-struct journal_entry *journal_find(struct journal *j, const char *path)
+const struct journal_entry *journal_get(const struct journal *j, const char *path)
 {
 	for (size_t i = 0; i < j->n; i++)
 		if (streq(j->v[i].path, path))
 			return &j->v[i];
 	return NULL;
+}
+
+struct journal_entry *journal_find(struct journal *j, const char *path)
+{
+	const struct journal_entry *e = journal_get(j, path);
+	return e ? &j->v[e - j->v] : NULL;
 }
 
 void journal_forget(struct journal *j, const char *path)
@@ -156,7 +162,7 @@ void journal_record(struct journal *j, const char *path, const char *kernel, boo
 
 void journal_prune(struct journal *j, const char *path, const char *cur, size_t cur_len)
 {
-	const struct journal_entry *e = journal_find(j, path);
+	const struct journal_entry *e = journal_get(j, path);
 	if (!e)
 		return;
 	bool landed = cur ? e->written && cur_len == e->written_len && memcmp(cur, e->written, cur_len) == 0

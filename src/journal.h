@@ -67,6 +67,8 @@ void journal_forget(struct journal *j, const char *path);
  * has landed, nothing is left to revert. */
 void journal_prune(struct journal *j, const char *path, const char *cur, size_t cur_len);
 struct journal_entry *journal_find(struct journal *j, const char *path);
+/* The same, for reading only. */
+const struct journal_entry *journal_get(const struct journal *j, const char *path);
 /* Serialized JSON text (for adding to the same transaction). */
 char *journal_serialize(const struct journal *j, size_t *len);
 void journal_free(struct journal *j);

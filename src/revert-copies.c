@@ -61,20 +61,12 @@ static bool has_any(const char *line, const struct strv *tokens)
 	return any;
 }
 
-static const struct journal_entry *find_record(const struct journal *j, const char *path)
-{
-	for (size_t i = 0; i < j->n; i++)
-		if (streq(j->v[i].path, path))
-			return &j->v[i];
-	return NULL;
-}
-
 bool kcmdline_copy_added(const struct journal *j, const struct slot *s, struct strv *out)
 {
 	*out = (struct strv){ 0 };
-	if (s->kind != SLOT_BLS || !s->exists || find_record(j, s->path))
+	if (s->kind != SLOT_BLS || !s->exists || journal_get(j, s->path))
 		return false;
-	const struct journal_entry *src = find_record(j, KCMDLINE_PATH);
+	const struct journal_entry *src = journal_get(j, KCMDLINE_PATH);
 	if (!src || src->added.n == 0)
 		return false;
 	_cleanup_free_ char *wline = written_line(src);
@@ -87,20 +79,20 @@ bool kcmdline_copy_added(const struct journal *j, const struct slot *s, struct s
 
 bool revert_needs_copies(const struct journal *j)
 {
-	const struct journal_entry *src = find_record(j, KCMDLINE_PATH);
+	const struct journal_entry *src = journal_get(j, KCMDLINE_PATH);
 	return src && src->added.n > 0;
 }
 
 void revert_plan_copies(struct revert_plan *p, const struct root *r, const struct journal *j, const struct slot_list *l)
 {
-	const struct journal_entry *src = find_record(j, KCMDLINE_PATH);
+	const struct journal_entry *src = journal_get(j, KCMDLINE_PATH);
 	if (!src || src->added.n == 0)
 		return;
 	_cleanup_free_ char *wline = written_line(src);
 	struct decision d = { .remove = src->added, .add = src->removed };
 	for (size_t i = 0; i < l->n; i++) {
 		const struct slot *s = &l->v[i];
-		if (s->kind != SLOT_BLS || s->unmanaged || !s->exists || find_record(j, s->path))
+		if (s->kind != SLOT_BLS || s->unmanaged || !s->exists || journal_get(j, s->path))
 			continue;
 		_cleanup_free_ char *opts = slot_cmdline(s);
 		if (!opts || !has_any(opts, &src->added))
