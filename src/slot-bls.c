@@ -68,28 +68,34 @@ static size_t bls_parse(const char *text, size_t len, struct bls_line **out)
 	return n;
 }
 
-/* The value of the last line with this key (trimmed), NULL if none. */
+/* The value of the last line with this key (trimmed), NULL if none. The
+ * lines as bls_parse splits them, without building their list: a few keys
+ * of every entry are looked up on every run. */
 static char *bls_value(const char *text, size_t len, const char *key)
 {
-	_cleanup_free_ struct bls_line *lines = NULL;
-	size_t n = bls_parse(text, len, &lines);
 	size_t klen = strlen(key);
-	char *found = NULL;
-	for (size_t i = 0; i < n; i++) {
-		size_t k = lines[i].start, end = lines[i].end;
+	size_t fs = 0, fe = 0;
+	bool found = false;
+	for (size_t start = 0; start < len;) {
+		const char *nl = memchr(text + start, '\n', len - start);
+		size_t end = nl ? (size_t)(nl - text) : len;
+		size_t k = start;
 		while (k < end && bls_ws(text[k]))
 			k++;
-		if (end - k <= klen || memcmp(text + k, key, klen) != 0 || !bls_ws(text[k + klen]))
-			continue;
-		k += klen;
-		while (k < end && any_ws(text[k]))
-			k++;
-		while (end > k && any_ws(text[end - 1]))
-			end--;
-		free(found);
-		found = xstrndup(text + k, end - k);
+		if (end - k > klen && memcmp(text + k, key, klen) == 0 && bls_ws(text[k + klen])) {
+			k += klen;
+			while (k < end && any_ws(text[k]))
+				k++;
+			size_t e = end;
+			while (e > k && any_ws(text[e - 1]))
+				e--;
+			fs = k;
+			fe = e;
+			found = true;
+		}
+		start = nl ? end + 1 : len;
 	}
-	return found;
+	return found ? xstrndup(text + fs, fe - fs) : NULL;
 }
 
 /* The trimmed value of an options line. */
