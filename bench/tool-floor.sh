@@ -15,6 +15,10 @@
 # ROUNDS rounds (default 15) of RUNS runs (default 5; 2 for the edits), the
 # commands' order turned each round; ratios of the medians over all runs,
 # and the range of the per-round ratios. Nothing is asserted.
+#
+# MEMCG_POLICY_BEFORE=BINARY adds that binary's status and apply (an older
+# build, say) to the same rounds, so that a change is measured against what
+# it replaced under the same conditions of the disk.
 set -u
 # shellcheck source=bench/tool-lib.sh
 . "$(dirname "$0")/tool-lib.sh"
@@ -52,18 +56,29 @@ done
 "$MP" --root "$packed" status >/dev/null || die "status on the gzip root failed"
 cfgs() { local v s=""; for v in "${BENCH_KERNELS[@]}"; do s="$s $1/boot/config-$v"; done; echo "$s"; }
 sync -f "$WORK"
+BEFORE=${MEMCG_POLICY_BEFORE:-}
+before_status=()
+if [ -n "$BEFORE" ]; then
+	[ -x "$BEFORE" ] || die "MEMCG_POLICY_BEFORE: no binary at $BEFORE"
+	before_status=(status-plain-before "$BEFORE --root $plain status"
+		status-gzip-before "$BEFORE --root $packed status")
+fi
 hf_reset
 hf_rounds "$rounds" "$runs" \
 	status-plain "$MP --root $plain status" decide-plain "$MP --root $plain decide" \
 	floor-plain "$FLOOR read$(cfgs "$plain")" \
 	status-gzip "$MP --root $packed status" decide-gzip "$MP --root $packed decide" \
-	floor-gzip "$FLOOR read$(cfgs "$packed")"
+	floor-gzip "$FLOOR read$(cfgs "$packed")" "${before_status[@]}"
 echo "== status / decide on 4 kernels against reading their configs =="
 header "command / floor"
 row status-plain floor-plain "status, plain configs / read 4 configs"
 row decide-plain floor-plain "decide, plain configs / read 4 configs"
 row status-gzip floor-gzip "status, gzip configs / inflate 4 configs"
 row decide-gzip floor-gzip "decide, gzip configs / inflate 4 configs"
+if [ -n "$BEFORE" ]; then
+	row status-plain-before floor-plain "status (before), plain / read 4 configs"
+	row status-gzip-before floor-gzip "status (before), gzip / inflate 4 configs"
+fi
 echo
 
 # ---- 2. apply editing 100 entries -----------------------------------------
@@ -79,11 +94,17 @@ mkdir -p "$locked/run"
 install -m 0600 /dev/null "$locked/run/memcg-policy.lock"
 sync -f "$WORK"
 fresh() { echo "rm -rf $WORK/$1 && cp -a ${2:-$pristine} $WORK/$1 && sync -f $WORK"; }
+before_apply=()
+if [ -n "$BEFORE" ]; then
+	before_apply=(apply-100-before "$BEFORE --root $WORK/e-old apply" "sh -c '$(fresh e-old)'"
+		apply-100-locked-before "$BEFORE --root $WORK/e-oldl apply" "sh -c '$(fresh e-oldl "$locked")'")
+fi
 hf_reset
 hf_rounds "$rounds" 2 --prepare-each \
 	apply-100 "$MP --root $WORK/e-tool apply" "sh -c '$(fresh e-tool)'" \
 	apply-100-locked "$MP --root $WORK/e-lock apply" "sh -c '$(fresh e-lock "$locked")'" \
-	floor-100 "$FLOOR edit $WORK/e-floor/boot/loader/entries cgroup_disable=memory" "sh -c '$(fresh e-floor)'"
+	floor-100 "$FLOOR edit $WORK/e-floor/boot/loader/entries cgroup_disable=memory" "sh -c '$(fresh e-floor)'" \
+	"${before_apply[@]}"
 # both did the same edit
 sh -c "$(fresh e-tool)" && sh -c "$(fresh e-floor)"
 "$MP" --root "$WORK/e-tool" apply >/dev/null || die "apply failed"
@@ -94,3 +115,7 @@ echo "== apply editing 100 entries against the floor (same bytes written) =="
 header "command / floor"
 row apply-100 floor-100 "apply, first run since boot / floor edit"
 row apply-100-locked floor-100 "apply, lock file there / floor edit"
+if [ -n "$BEFORE" ]; then
+	row apply-100-before floor-100 "apply (before), first run / floor edit"
+	row apply-100-locked-before floor-100 "apply (before), lock there / floor edit"
+fi

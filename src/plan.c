@@ -252,6 +252,22 @@ bool evaluation_can_follow_commit(const struct evaluation *ev)
 	return ev->def != NULL;
 }
 
+/* Can the decisions depend on what the slots hold? Only through
+ * otherwise = keep (decide() reads the configured line for nothing else)
+ * and GRUB's recorded tokens (grub_decision, for a keep menu). */
+static bool decisions_read_slots(const struct evaluation *ev)
+{
+	if (ev->grub.keep)
+		return true;
+	for (size_t i = 0; i < ev->n_kd; i++)
+		if (ev->kd[i].d.keep)
+			return true;
+	for (size_t i = 0; i < ev->slots.n; i++)
+		if (ev->slots.v[i].kind == SLOT_GRUB_TOKENS)
+			return true;
+	return false;
+}
+
 int evaluation_follow_commit(struct context *ctx, const char *only, struct evaluation *ev)
 {
 	struct kernel *defk = ev->def->k;
@@ -264,8 +280,32 @@ int evaluation_follow_commit(struct context *ctx, const char *only, struct evalu
 		s->content = TAKE_PTR(c->new_content);
 		s->len = c->new_len;
 	}
-	plan_free(ev);
-	return decide_and_plan(ctx, only, defk, ev);
+	if (decisions_read_slots(ev)) {
+		plan_free(ev);
+		return decide_and_plan(ctx, only, defk, ev);
+	}
+	/* The same decisions, and an edit of what an edit wrote gives the
+	 * same bytes (slot_edit is idempotent: tests/fuzz checks it for
+	 * every decision): each written slot is in sync, the others stay
+	 * as planned. */
+	ev->in_sync = true;
+	for (size_t i = 0; i < ev->slots.n; i++) {
+		const struct slot *s = &ev->slots.v[i];
+		struct slot_change *c = &ev->ch[i];
+		if (c->changed) {
+			c->changed = false;
+			c->state = SLOT_IN_SYNC;
+			c->new_content = xmalloc(s->len + 1);
+			memcpy(c->new_content, s->content, s->len);
+			c->new_content[s->len] = '\0';
+			c->new_len = s->len;
+			strv_free(&c->added);
+			strv_free(&c->removed);
+		}
+		if (c->state == SLOT_DRIFT || c->state == SLOT_MISSING)
+			ev->in_sync = false;
+	}
+	return 0;
 }
 
 void evaluation_free(struct evaluation *ev)

@@ -34,7 +34,9 @@ void evaluation_free(struct evaluation *ev);
  * made from what was written instead of reading it all again. Only where
  * a slot's facts come from its bytes alone: no generated GRUB menu (its
  * facts compare file times) and no slot created (a missing slot's note).
- * Returns 0 or a negative exit code, as evaluate. */
+ * Where the decisions cannot depend on the slots' bytes (no keep), they
+ * stand and each written slot is in sync; else all is decided and planned
+ * again. Returns 0 or a negative exit code, as evaluate. */
 bool evaluation_can_follow_commit(const struct evaluation *ev);
 int evaluation_follow_commit(struct context *ctx, const char *only, struct evaluation *ev);
 

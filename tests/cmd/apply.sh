@@ -111,6 +111,31 @@ for name in fedora systemd-boot-xbootldr arch rpios raspi-firmware; do
 	done
 done
 
+# ---- the state apply reports is what a new look finds ----
+# apply reports the state after its commit from what it wrote (without
+# reading the root again where the decisions cannot depend on the slots'
+# bytes): its --json evaluation must be the one status gives right after,
+# on every layout, for every mode (keep included), when files are changed
+# and when a file is created.
+state_of() { jq -S 'del(.command, .changed, .files, .dry_run, .exit_code)'; }
+for name in fedora systemd-boot-xbootldr arch rpios raspi-firmware; do
+	for mode in on off auto-needs auto; do
+		setup "$name" "$mode"
+		expect_exit "$name-$mode: apply --json" 0 "$MEMCG_POLICY" --root "$root" --json apply
+		reported=$(state_of <<<"$OUT")
+		expect_exit "$name-$mode: status --json after it" 0 "$MEMCG_POLICY" --root "$root" --json status
+		expect_eq "$name-$mode: the state apply reported is the state status finds" "$reported" "$(state_of <<<"$OUT")"
+	done
+done
+setup fedora off
+rm -f "$root/etc/kernel/cmdline"
+expect_exit "fedora-off, /etc/kernel/cmdline missing: apply --json" 0 "$MEMCG_POLICY" --root "$root" --json apply
+reported=$(state_of <<<"$OUT")
+check "fedora-off, /etc/kernel/cmdline missing: apply created it" test -f "$root/etc/kernel/cmdline"
+expect_exit "fedora-off, /etc/kernel/cmdline missing: status --json after it" 0 "$MEMCG_POLICY" --root "$root" --json status
+expect_eq "fedora-off, /etc/kernel/cmdline missing: the state apply reported is the state status finds" \
+	"$reported" "$(state_of <<<"$OUT")"
+
 # ---- dry run: a unified diff, nothing written ----
 setup fedora off
 before=$(tree_state "$root")
