@@ -14,7 +14,10 @@
 #
 # ROUNDS rounds (default 15) of RUNS runs (default 5; 2 for the edits), the
 # commands' order turned each round; ratios of the medians over all runs,
-# and the range of the per-round ratios. Nothing is asserted.
+# and the range and median of the per-round ratios (the ratio of the two
+# commands' medians in each round: a slow spell of the disk hits both
+# commands of a round, so this one moves less from run to run). Nothing is
+# asserted.
 #
 # MEMCG_POLICY_BEFORE=BINARY adds that binary's status and apply (an older
 # build, say) to the same rounds, so that a change is measured against what
@@ -34,15 +37,15 @@ echo "rounds:  $rounds x $runs runs of each command (2 for edits), order turned 
 echo
 
 row() { # NAME-A NAME-B LABEL
-	local a b lo hi
+	local a b lo hi med
 	read -r a _ <<<"$(stat_of "$1")"
 	read -r b _ <<<"$(stat_of "$2")"
-	read -r lo hi <<<"$(round_ratios "$1" "$2")"
-	printf '%-44s %8.2f %8.2f %7s %11s\n' "$3" "$a" "$b" "$(ratio "$a" "$b")" "$lo-$hi"
+	read -r lo hi med <<<"$(round_ratios "$1" "$2")"
+	printf '%-44s %8.2f %8.2f %7s %11s %7s\n' "$3" "$a" "$b" "$(ratio "$a" "$b")" "$lo-$hi" "$med"
 }
 header() {
-	printf '%-44s %8s %8s %7s %11s\n' "$1" "tool" "floor" "ratio" "per round"
-	printf '%-44s %8s %8s %7s %11s\n' "" ms ms "" ""
+	printf '%-44s %8s %8s %7s %11s %7s\n' "$1" "tool" "floor" "ratio" "per round" "median"
+	printf '%-44s %8s %8s %7s %11s %7s\n' "" ms ms "" "" "of rounds"
 }
 
 # ---- 1. status and decide on 4 kernels ------------------------------------

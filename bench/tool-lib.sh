@@ -167,7 +167,7 @@ stat_of() {
 			printf "%.3f %.3f %.3f %d\n", m, lo, hi, NR }'
 }
 
-# round_ratios A B: "LOWEST HIGHEST" over the rounds of the ratio of A's
+# round_ratios A B: "LOWEST HIGHEST MEDIAN" over the rounds of the ratio of A's
 # median in a round to B's median in the same round
 round_ratios() {
 	awk -F'\t' -v a="$1" -v b="$2" '
@@ -179,14 +179,17 @@ round_ratios() {
 			return (k % 2) ? w[(k + 1) / 2] : (w[k / 2] + w[k / 2 + 1]) / 2
 		}
 		END {
-			lo = ""; hi = ""
+			lo = ""; hi = ""; m = 0
 			for (r = 0; r < R; r++) {
 				if (!n[a, r] || !n[b, r]) continue
 				q = med(a, r) / med(b, r)
+				qs[++m] = q
 				if (lo == "" || q < lo) lo = q
 				if (hi == "" || q > hi) hi = q
 			}
-			if (lo == "") print "nan nan"; else printf "%.2f %.2f\n", lo, hi
+			if (lo == "") { print "nan nan nan"; exit }
+			for (i = 2; i <= m; i++) { t = qs[i]; for (j = i - 1; j >= 1 && qs[j] > t; j--) qs[j + 1] = qs[j]; qs[j + 1] = t }
+			printf "%.2f %.2f %.2f\n", lo, hi, (m % 2) ? qs[(m + 1) / 2] : (qs[m / 2] + qs[m / 2 + 1]) / 2
 		}' "$_hf_times"
 }
 

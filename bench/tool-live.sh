@@ -56,7 +56,7 @@ row() {
 	read -r med lo hi _ <<<"$(stat_of "$name")"
 	cpu=$(cpu_of "$name")
 	r=$(ratio "$med" "$bmed")
-	rr=$(round_ratios "$name" "$base_name")
+	rr=$(round_ratios "$name" "$base_name" | cut -d' ' -f1-2)
 	printf '%-32s %7.2f %7.2f %7.2f %7.2f %8s %6s %-11s %6s\n' "$name" "$med" "$lo" "$hi" "$cpu" "$rss" "$r" "${rr/ /-}" \
 		"$(ratio "$cpu" "$bcpu")"
 }
