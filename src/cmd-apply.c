@@ -201,8 +201,9 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 {
 	/* Where an earlier run left the lock file, take the lock first and
 	 * evaluate once; else evaluate, and only if there is work create the
-	 * lock and evaluate again under it (a run with nothing to change
-	 * writes nothing, not even the lock file). */
+	 * lock, then evaluate again under it unless all the first evaluation
+	 * looked at is unchanged (a run with nothing to change writes
+	 * nothing, not even the lock file). */
 	if (!o->dry_run && ctx->lock_fd < 0) {
 		int fd = lock_take_if_present(&ctx->root);
 		if (fd >= 0)

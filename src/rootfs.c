@@ -428,7 +428,7 @@ static int read_fd(int fd, const struct stat *st, struct timespec t, size_t max,
 		return e;
 	if ((unsigned long long)st->st_size > max)
 		return -EFBIG;
-	if (readcache_get(st, out, len))
+	if (keep && readcache_get(st, out, len))
 		return 0;
 	/* straight into a buffer of the size fstat gave (one byte more, to
 	 * see the end at once; 4 KiB for the 0 of proc files); grown only
