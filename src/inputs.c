@@ -23,11 +23,6 @@ static uint32_t hash_of(const char *path, int flags)
 	return h;
 }
 
-static bool ts_eq(struct timespec a, struct timespec b)
-{
-	return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
-}
-
 void inputs_clear(void)
 {
 	for (size_t i = 0; i < in.n; i++)
@@ -107,7 +102,7 @@ bool input_same(const struct input *i, int err, const struct stat *st)
 	    i->gid != st->st_gid)
 		return false;
 	return !i->content ||
-	       (i->size == st->st_size && ts_eq(i->mtime, st->st_mtim) && ts_eq(i->ctime, st->st_ctim));
+	       (i->size == st->st_size && timespec_eq(i->mtime, st->st_mtim) && timespec_eq(i->ctime, st->st_ctim));
 }
 
 const struct input *inputs_list(size_t *n, bool *usable)

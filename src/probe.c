@@ -22,35 +22,37 @@ static const char *const bin_dirs[] = {
 	"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin",
 };
 
-/* The directories of bin_dirs that are there, each once: on a merged-/usr
- * system /sbin and /bin are /usr/sbin and /usr/bin, found first. */
-static size_t present_bin_dirs(const struct root *r, const char *dirs[ARRAY_SIZE(bin_dirs)])
+/* The directories of list[0..n) that are there, each once, in order: on a
+ * merged-/usr system /sbin, /bin and /lib/systemd/system are the /usr
+ * ones, found first. Returns how many are in out. */
+static size_t present_dirs(const struct root *r, const char *const *list, size_t n, const char **out)
 {
-	dev_t dev[ARRAY_SIZE(bin_dirs)] = { 0 };
-	ino_t ino[ARRAY_SIZE(bin_dirs)] = { 0 };
-	size_t n = 0;
-	for (size_t i = 0; i < ARRAY_SIZE(bin_dirs); i++) {
+	dev_t dev[8] = { 0 };
+	ino_t ino[8] = { 0 };
+	size_t m = 0;
+	for (size_t i = 0; i < n && m < ARRAY_SIZE(dev); i++) {
 		struct stat st;
-		if (root_stat(r, bin_dirs[i], &st) < 0 || !S_ISDIR(st.st_mode))
+		if (root_stat(r, list[i], &st) < 0 || !S_ISDIR(st.st_mode))
 			continue;
 		bool dup = false;
-		for (size_t j = 0; j < n && !dup; j++)
+		for (size_t j = 0; j < m && !dup; j++)
 			dup = dev[j] == st.st_dev && ino[j] == st.st_ino;
 		if (dup)
 			continue;
-		dev[n] = st.st_dev;
-		ino[n] = st.st_ino;
-		dirs[n++] = bin_dirs[i];
+		dev[m] = st.st_dev;
+		ino[m] = st.st_ino;
+		out[m++] = list[i];
 	}
-	return n;
+	return m;
 }
 
 static void find_programs(const struct root *r, const struct policy *p, struct strv *out)
 {
+	_Static_assert(ARRAY_SIZE(bin_dirs) <= 8, "present_dirs keeps at most 8");
 	if (p->n_needs_memcg == 0)
 		return;
 	const char *dirs[ARRAY_SIZE(bin_dirs)];
-	size_t n_dirs = present_bin_dirs(r, dirs);
+	size_t n_dirs = present_dirs(r, bin_dirs, ARRAY_SIZE(bin_dirs), dirs);
 	for (size_t i = 0; i < p->n_needs_memcg; i++) {
 		for (size_t j = 0; j < n_dirs; j++) {
 			_cleanup_free_ char *path = path_join(dirs[j], p->needs_memcg[i]);
@@ -131,24 +133,15 @@ static bool is_unit_name(const char *n)
 
 static void find_units(const struct root *r, struct strv *out)
 {
-	/* on a merged-/usr system /lib/systemd/system is /usr/lib/systemd/system:
-	 * each directory is read once */
-	struct stat seen[ARRAY_SIZE(unit_dirs)];
-	size_t n_seen = 0;
-	for (size_t i = 0; i < ARRAY_SIZE(unit_dirs) && out->n == 0; i++) {
-		struct stat st;
-		if (root_stat(r, unit_dirs[i], &st) < 0)
-			continue;
-		bool dup = false;
-		for (size_t j = 0; j < n_seen; j++)
-			dup = dup || (seen[j].st_dev == st.st_dev && seen[j].st_ino == st.st_ino);
-		if (dup)
-			continue;
-		seen[n_seen++] = st;
+	/* each directory read once */
+	_Static_assert(ARRAY_SIZE(unit_dirs) <= 8, "present_dirs keeps at most 8");
+	const char *dirs[ARRAY_SIZE(unit_dirs)];
+	size_t n_dirs = present_dirs(r, unit_dirs, ARRAY_SIZE(unit_dirs), dirs);
+	for (size_t i = 0; i < n_dirs && out->n == 0; i++) {
 		char **names;
-		int n = root_list_dir(r, unit_dirs[i], NULL, &names);
+		int n = root_list_dir(r, dirs[i], NULL, &names);
 		for (int j = 0; j < n && out->n == 0; j++) {
-			_cleanup_free_ char *path = path_join(unit_dirs[i], names[j]);
+			_cleanup_free_ char *path = path_join(dirs[i], names[j]);
 			if (is_unit_name(names[j])) {
 				scan_unit_file(r, path, out);
 			} else if (endswith(names[j], ".d")) {

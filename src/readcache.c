@@ -39,12 +39,10 @@ static size_t bucket_of(dev_t dev, ino_t ino)
 	return (size_t)(h >> 32) % BUCKETS;
 }
 
-static bool ts_eq(struct timespec a, struct timespec b) { return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec; }
-
 static bool same_file(const struct kept *k, const struct stat *st)
 {
-	return k->dev == st->st_dev && k->ino == st->st_ino && k->size == st->st_size && ts_eq(k->mtime, st->st_mtim) &&
-	       ts_eq(k->ctime, st->st_ctim);
+	return k->dev == st->st_dev && k->ino == st->st_ino && k->size == st->st_size &&
+	       timespec_eq(k->mtime, st->st_mtim) && timespec_eq(k->ctime, st->st_ctim);
 }
 
 struct timespec readcache_clock(void)

@@ -350,13 +350,10 @@ bool root_inputs_unchanged(const struct root *r)
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		struct stat st = { 0 };
-		int pfd = resolve(r, v[i].path, O_PATH | v[i].flags, 0);
-		int e = pfd < 0 ? pfd : fstat(pfd, &st) < 0 ? -errno : 0;
-		if (e == 0 && !r->live && is_pseudo_fs(r, pfd, &st))
-			e = -EXDEV;
+		int pfd = open_path(r, v[i].path, v[i].flags, &st);
 		if (pfd >= 0)
 			close(pfd);
-		if (!input_same(&v[i], e, &st))
+		if (!input_same(&v[i], pfd < 0 ? pfd : 0, &st))
 			return false;
 	}
 	return true;

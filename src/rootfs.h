@@ -52,7 +52,7 @@ void root_openat2_inject_eagain(unsigned n);
 
 /* Does every path noted since inputs_start (inputs.h) resolve to the same
  * file, unchanged, or give the same error as then? false also when the
- * noted set cannot be trusted. */
+ * noted set cannot be trusted. Called after inputs_stop. */
 bool root_inputs_unchanged(const struct root *r);
 
 /* Path for messages: "ROOT/path" with --root, "path" on a live system. */

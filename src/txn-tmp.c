@@ -62,7 +62,6 @@ static size_t random_bytes(unsigned char *out, size_t n)
 			left = (size_t)r;
 		}
 		out[got++] = pool[--left];
-		pool[left] = 0; /* a byte is given once */
 	}
 	return got;
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Exit codes (DESIGN section 3). Library functions return the negated code. */
 enum exit_code {
@@ -106,6 +107,11 @@ int parse_size(const char *s, unsigned long long *out);
  * diagnostics (diag.h). */
 extern int log_verbosity; /* 0 normal, -1 quiet (-q), 1 verbose (-v) */
 void log_verbose(const char *fmt, ...) _printf_(1, 2);
+
+static inline bool timespec_eq(struct timespec a, struct timespec b)
+{
+	return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
 
 /* Test only: sleeps the milliseconds the environment variable name gives
  * (util.c says where each is used). */
