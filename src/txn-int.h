@@ -31,7 +31,7 @@ struct txn_dir *dir_get(struct txn *t, const char *path, bool create, int *err);
 /* ---- txn-tmp.c ---- */
 
 int write_all(int fd, const char *data, size_t len);
-int tmp_create(int dirfd, const char *name, mode_t mode, char **tmpname);
+int tmp_create(int dirfd, bool fat, const char *name, mode_t mode, char **tmpname);
 int set_owner_mode(int fd, mode_t mode, const struct stat *old);
 /* Is fd on vfat or exfat (no owners, no journal)? */
 bool fs_is_fat(int fd);

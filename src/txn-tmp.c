@@ -1,8 +1,9 @@
 /* txn-tmp.c - the temp files of a transaction (see txn.h and txn.c):
- * ".NAME.memcg-policy.XXXXXX" created O_EXCL beside the target, written in
- * full, given the old file's owner and mode (vfat and exfat keep none);
- * and the leftovers of a killed run removed before a directory is written,
- * except one that shares its data with another file there (FAT). */
+ * ".NAME.memcg-policy.XXXXXX" (on FAT "MPXXXXXX.MCG", see tmp_create)
+ * created O_EXCL beside the target, written in full, given the old file's
+ * owner and mode (vfat and exfat keep none); and the leftovers of a killed
+ * run removed before a directory is written, except one that shares its
+ * data with another file there (FAT). */
 #include "txn-int.h"
 
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <linux/magic.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <strings.h>
 #include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,6 +26,10 @@
 
 #define TMP_MARK ".memcg-policy."
 #define TMP_RAND 6
+/* on FAT: an 8.3 name, upper case: "MP", TMP_RAND of [A-Z0-9], ".MCG" */
+#define TMP_FAT_HEAD "MP"
+#define TMP_FAT_EXT ".MCG"
+#define TMP_FAT_LEN (sizeof(TMP_FAT_HEAD) - 1 + TMP_RAND + sizeof(TMP_FAT_EXT) - 1)
 
 /* ---- small helpers ---- */
 
@@ -66,9 +72,12 @@ static size_t random_bytes(unsigned char *out, size_t n)
 	return got;
 }
 
-static void random_suffix(char out[TMP_RAND + 1])
+static void random_suffix(char out[TMP_RAND + 1], bool fat)
 {
-	static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	static const char mixed[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	static const char upper[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	const char *chars = fat ? upper : mixed;
+	size_t nchars = fat ? sizeof(upper) - 1 : sizeof(mixed) - 1;
 	unsigned char rnd[TMP_RAND];
 	size_t got = random_bytes(rnd, sizeof(rnd));
 	if (got < sizeof(rnd)) {
@@ -83,36 +92,63 @@ static void random_suffix(char out[TMP_RAND + 1])
 		}
 	}
 	for (size_t i = 0; i < TMP_RAND; i++)
-		out[i] = chars[rnd[i] % (sizeof(chars) - 1)];
+		out[i] = chars[rnd[i] % nchars];
 	out[TMP_RAND] = '\0';
 }
 
-/* Is NAME one of our temp files (".X.memcg-policy.XXXXXX")? */
-static bool is_tmp_name(const char *name)
+static bool is_alnum(char c, bool upper_only)
+{
+	return (c >= 'A' && c <= 'Z') || (!upper_only && c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+/* Is NAME one of our temp files: ".X.memcg-policy.XXXXXX" anywhere, or,
+ * in a FAT directory, "MPXXXXXX.MCG" in either case (vfat shows a short
+ * name in lower case under shortname=lower)? */
+static bool is_tmp_name(const char *name, bool fat)
 {
 	size_t len = strlen(name), mark = strlen(TMP_MARK);
+	if (fat && len == TMP_FAT_LEN && strncasecmp(name, TMP_FAT_HEAD, strlen(TMP_FAT_HEAD)) == 0 &&
+	    strcasecmp(name + len - strlen(TMP_FAT_EXT), TMP_FAT_EXT) == 0) {
+		const char *r = name + strlen(TMP_FAT_HEAD);
+		size_t i = 0;
+		while (i < TMP_RAND && is_alnum(r[i], false))
+			i++;
+		if (i == TMP_RAND)
+			return true;
+	}
 	if (name[0] != '.' || len < 1 + 1 + mark + TMP_RAND)
 		return false;
 	const char *m = name + len - TMP_RAND - mark;
 	if (memcmp(m, TMP_MARK, mark) != 0)
 		return false;
 	for (const char *p = m + mark; *p; p++)
-		if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')))
+		if (!is_alnum(*p, false))
 			return false;
 	return true;
 }
 
 /* Creates ".NAME.memcg-policy.XXXXXX" in dirfd (O_EXCL) with the
  * permission bits of mode (as the umask lets them through): the file's own
- * mode from the start, so that set_owner_mode mostly has nothing to do. */
-int tmp_create(int dirfd, const char *name, mode_t mode, char **tmpname)
+ * mode from the start, so that set_owner_mode mostly has nothing to do.
+ *
+ * In a FAT directory (fat) the name is "MPXXXXXX.MCG" instead: an upper
+ * case 8.3 name, which vfat stores in one 32-byte directory slot. A long
+ * name takes a slot per 13 characters before its short one, and creating
+ * or removing them writes a run of slots that often crosses a sector: the
+ * kernel writes the sectors back in no atomic unit, so a power cut between
+ * them left long name fragments no short entry follows, or a temp file
+ * under its short alias only, which no later run knows as its own (the
+ * power loss tier found both; fsck.fat -a does not mend the first). One
+ * slot is one sector write: the temp file is there whole or not at all. */
+int tmp_create(int dirfd, bool fat, const char *name, mode_t mode, char **tmpname)
 {
 	/* the whole name must fit NAME_MAX: cut NAME if it has to */
 	int keep = (int)(NAME_MAX - 1 - strlen(TMP_MARK) - TMP_RAND);
 	for (int tries = 0; tries < 100; tries++) {
 		char suffix[TMP_RAND + 1];
-		random_suffix(suffix);
-		char *tn = xasprintf(".%.*s" TMP_MARK "%s", keep, name, suffix);
+		random_suffix(suffix, fat);
+		char *tn = fat ? xasprintf(TMP_FAT_HEAD "%s" TMP_FAT_EXT, suffix)
+			       : xasprintf(".%.*s" TMP_MARK "%s", keep, name, suffix);
 		int fd = openat(dirfd, tn, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, mode & 0777);
 		if (fd >= 0) {
 			*tmpname = tn;
@@ -197,7 +233,7 @@ void dir_clean(const struct txn *t, struct txn_dir *d)
 	while ((de = readdir(dir))) {
 		if (streq(de->d_name, ".") || streq(de->d_name, ".."))
 			continue;
-		strv_pushdup(is_tmp_name(de->d_name) ? &tmps : &others, de->d_name);
+		strv_pushdup(is_tmp_name(de->d_name, d->fat) ? &tmps : &others, de->d_name);
 	}
 	closedir(dir);
 	uint64_t *phys = tmps.n ? xcalloc(others.n ? others.n : 1, sizeof(*phys)) : NULL;

@@ -8,7 +8,7 @@
  *            and its stat; nothing is written in this phase except missing
  *            parent directories of new files;
  *   write    one temp file per changed file, written in full, owner then
- *            mode of the old file;
+ *            mode of the old file (on FAT under an 8.3 name: tmp_create);
  *   sync     one syncfs(2) per file system the temp files are on: the
  *            temp files become durable together (an fsync each costs
  *            ten times as much for a hundred BLS entries);
@@ -252,7 +252,7 @@ static mode_t file_mode(const struct txn_file *f)
 static int restore_old(struct txn_file *f)
 {
 	_cleanup_free_ char *tn = NULL;
-	int fd = tmp_create(f->dirfd, f->name, file_mode(f), &tn);
+	int fd = tmp_create(f->dirfd, f->dir->fat, f->name, file_mode(f), &tn);
 	if (fd < 0)
 		return fd;
 	if (!tn) {
@@ -447,7 +447,7 @@ static int commit(struct txn *t)
 		struct txn_file *f = &t->files[i];
 		if (!f->data || f->unchanged)
 			continue;
-		int fd = tmp_create(f->dirfd, f->name, file_mode(f), &f->tmpname);
+		int fd = tmp_create(f->dirfd, f->dir->fat, f->name, file_mode(f), &f->tmpname);
 		if (fd < 0)
 			return fail(t, f->path, "cannot create a temporary file", -fd);
 		int r = step() < 0 ? -errno : write_all(fd, f->data, f->len);
