@@ -8,6 +8,7 @@
  * anything). */
 #include "rootfs.h"
 #include "txn.h"
+#include "txn-int.h"
 #include "util.h"
 #include "test.h"
 #include "test-fs.h"
@@ -519,6 +520,76 @@ TEST(txn_temp_file_name)
 	rm_rf(dir);
 }
 
+/* On FAT a temp file is an upper case 8.3 name ("MPXXXXXX.MCG"), which vfat
+ * keeps in one directory slot (the power loss tier checks that on a real
+ * ESP); a FAT directory's leftovers of either form are removed, and no
+ * other name, nor that form outside FAT. The directory here is on the test
+ * file system: tmp_create and dir_clean are told it is FAT. */
+TEST(txn_fat_temp_names)
+{
+	_cleanup_free_ char *dir = test_mkdtemp("test-txn");
+	put(dir, "efi/loader/entries/a.conf", "entry\n");
+	struct root r;
+	CHECK_INT(root_open(&r, dir), 0);
+	_cleanup_free_ char *edir = path_join(dir, "efi/loader/entries");
+	int fd = open(edir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	CHECK(fd >= 0);
+	for (int i = 0; i < 20; i++) {
+		char *tn = NULL;
+		int t = tmp_create(fd, true, "a.conf", 0644, &tn);
+		CHECK(t >= 0 && tn);
+		if (t < 0 || !tn)
+			break;
+		close(t);
+		CHECK_INT(strlen(tn), 12);
+		CHECK(startswith(tn, "MP") && endswith(tn, ".MCG"));
+		for (int k = 2; k < 8; k++)
+			CHECK((tn[k] >= 'A' && tn[k] <= 'Z') || (tn[k] >= '0' && tn[k] <= '9'));
+		_cleanup_free_ char *rel = xasprintf("efi/loader/entries/%s", tn);
+		mode_t um = umask(0);
+		umask(um);
+		CHECK_INT(lst(dir, rel).st_mode & 0777, 0644 & ~um);
+		CHECK_INT(unlinkat(fd, tn, 0), 0);
+		free(tn);
+	}
+	static const char *const ours[] = { "MPAB12CD.MCG", "mpzz09yy.mcg", "Mp0000aZ.McG",
+					    ".a.conf.memcg-policy.Ab12Cd" };
+	static const char *const theirs[] = { "MPAB12CD.TXT", "MPAB12C.MCG", "XPAB12CD.MCG", "MPAB-2CD.MCG",
+					      "MPAB12CDE.MCG", "MPAB12CD.MCGX", "a.conf" };
+	for (int pass = 0; pass < 2; pass++) {
+		bool fat = pass == 1;
+		for (size_t i = 0; i < ARRAY_SIZE(ours); i++) {
+			_cleanup_free_ char *rel = xasprintf("efi/loader/entries/%s", ours[i]);
+			put(dir, rel, "left\n");
+		}
+		for (size_t i = 0; i < ARRAY_SIZE(theirs); i++) {
+			_cleanup_free_ char *rel = xasprintf("efi/loader/entries/%s", theirs[i]);
+			put(dir, rel, "entry\n");
+		}
+		struct txn t;
+		txn_init(&t, &r);
+		struct txn_dir d = { .path = (char *)"/efi/loader/entries", .fd = fd, .fat = fat };
+		dir_clean(&t, &d);
+		for (size_t i = 0; i < ARRAY_SIZE(ours); i++) {
+			_cleanup_free_ char *p = path_join(edir, ours[i]);
+			/* the long form is a temp file everywhere, the 8.3 one only on FAT */
+			bool want_gone = fat || ours[i][0] == '.';
+			bool there = access(p, F_OK) == 0;
+			if (there == want_gone)
+				printf("  %s: %s after dir_clean (fat %d)\n", ours[i], there ? "still there" : "removed", fat);
+			CHECK(there != want_gone);
+		}
+		for (size_t i = 0; i < ARRAY_SIZE(theirs); i++) {
+			_cleanup_free_ char *rel = xasprintf("efi/loader/entries/%s", theirs[i]);
+			CHECK(same(dir, rel, "entry\n"));
+		}
+		txn_free(&t);
+	}
+	close(fd);
+	root_close(&r);
+	rm_rf(dir);
+}
+
 /* A read-only file system: a read-only bind mount of the root's /etc in a
  * private mount namespace (a child process). */
 static bool can_unshare_mounts(void)
@@ -721,6 +792,7 @@ int main(void)
 		T(txn_failpoint_each_step),
 		T(txn_crashpoint_each_step),
 		T(txn_temp_file_name),
+		T(txn_fat_temp_names),
 		T(txn_rollback_keeps_owner),
 		T(txn_rollback_removes_made_dirs),
 		T(txn_keeps_xattrs),
