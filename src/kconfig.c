@@ -8,6 +8,10 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* ---- gzip ---------------------------------------------------------------- */
 
@@ -364,6 +368,97 @@ static inline bool parse_line(struct parse_state *ps, const char *p, const char 
 	return true;
 }
 
+/* The first byte in [p, end) that is not a symbol character, or end.
+ * Sixteen bytes at a time with SSE2 (every x86-64 has it): letters are the
+ * bytes that OR 0x20 puts in 'a'..'z', compared signed, so that a byte of
+ * 0x80 or more is none. Else eight at a time (the high bit of each byte
+ * taken out first, so that in_range sees bytes below 0x80 only; a byte
+ * with it is never a symbol character), and byte by byte at the end and
+ * on big-endian machines, where the lowest address is not the lowest bit. */
+static inline const char *sym_end(const char *p, const char *end)
+{
+#ifdef __SSE2__
+	const __m128i lo_letter = _mm_set1_epi8('a' - 1), hi_letter = _mm_set1_epi8('z' + 1);
+	const __m128i lo_digit = _mm_set1_epi8('0' - 1), hi_digit = _mm_set1_epi8('9' + 1);
+	const __m128i underscore = _mm_set1_epi8('_'), case_bit = _mm_set1_epi8(0x20);
+	while (end - p >= 16) {
+		__m128i c = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i l = _mm_or_si128(c, case_bit);
+		__m128i sym = _mm_or_si128(
+			_mm_and_si128(_mm_cmpgt_epi8(l, lo_letter), _mm_cmplt_epi8(l, hi_letter)),
+			_mm_or_si128(_mm_and_si128(_mm_cmpgt_epi8(c, lo_digit), _mm_cmplt_epi8(c, hi_digit)),
+				     _mm_cmpeq_epi8(c, underscore)));
+		unsigned other = ~(unsigned)_mm_movemask_epi8(sym) & 0xffffu;
+		if (other)
+			return p + __builtin_ctz(other);
+		p += 16;
+	}
+#endif
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	while (end - p >= 8) {
+		uint64_t x;
+		memcpy(&x, p, 8);
+		uint64_t low = x & ~HIGHS;
+		uint64_t sym = (in_range(low, '0', '9') | in_range(low, 'A', 'Z') | in_range(low, 'a', 'z') |
+				in_range(low, '_', '_')) &
+			       ~(x & HIGHS);
+		uint64_t other = ~sym & HIGHS;
+		if (other)
+			return p + (__builtin_ctzll(other) >> 3);
+		p += 8;
+	}
+#endif
+	while (p < end && is_sym_char(*p))
+		p++;
+	return p;
+}
+
+/* "CONFIG_NAME=V" at the start of a line, V one byte that is not blank nor
+ * a quote ("y", "m", a digit), then the newline: two lines of three in a
+ * distribution's config. Read in one pass, with no search for the line's
+ * end; returns the start of the next line, or NULL for a line of any
+ * other form, which parse_line then reads (with the result it gives this
+ * form too: name all symbol characters up to the first '=', value as
+ * is). */
+static inline const char *short_assignment(struct parse_state *ps, const char *p, const char *end,
+					   unsigned lineno)
+{
+	static const char prefix[] = "CONFIG_";
+	const size_t pl = sizeof(prefix) - 1;
+	if ((size_t)(end - p) < pl + 4 || memcmp(p, prefix, pl) != 0)
+		return NULL;
+	const char *name = p + pl;
+	const char *e = sym_end(name, end);
+	if (e == name || end - e < 3 || e[0] != '=' || e[2] != '\n' || e[1] == '"' ||
+	    (ch_class[(unsigned char)e[1]] & CH_SPACE))
+		return NULL;
+	ps->assignments++;
+	int s = lookup_sym(name, (size_t)(e - name));
+	if (s >= 0)
+		set_sym(ps, s, SYM_VALUE, e + 1, 1, lineno);
+	return e + 3;
+}
+
+/* "# CONFIG_NAME is not set" and its newline, NAME all symbol characters:
+ * most of the other lines. Returns the start of the next line, or NULL for
+ * any other line (parse_comment gives this form the same reading). */
+static inline const char *not_set_line(struct parse_state *ps, const char *p, const char *end, unsigned lineno)
+{
+	static const char prefix[] = "# CONFIG_";
+	static const char suffix[] = " is not set\n";
+	const size_t pl = sizeof(prefix) - 1, sl = sizeof(suffix) - 1;
+	if ((size_t)(end - p) < pl + 1 + sl || memcmp(p, prefix, pl) != 0)
+		return NULL;
+	const char *name = p + pl;
+	const char *e = sym_end(name, end);
+	if (e == name || (size_t)(end - e) < sl || memcmp(e, suffix, sl) != 0)
+		return NULL;
+	int s = lookup_sym(name, (size_t)(e - name));
+	if (s >= 0)
+		set_sym(ps, s, SYM_NOT_SET, NULL, 0, lineno);
+	return e + sl;
+}
+
 static unsigned line_of(const char *text, const char *at)
 {
 	unsigned n = 1;
@@ -392,6 +487,13 @@ int kconfig_parse(const char *text, size_t len, const char *release,
 	unsigned lineno = 0;
 	while (p < end) {
 		lineno++;
+		const char *next = *p == 'C' ? short_assignment(&ps, p, end, lineno)
+				   : *p == '#' ? not_set_line(&ps, p, end, lineno)
+					       : NULL;
+		if (next) {
+			p = next;
+			continue;
+		}
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *line_end = nl ? nl : end;
 		if (!parse_line(&ps, p, line_end, lineno)) {

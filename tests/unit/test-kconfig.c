@@ -7,6 +7,7 @@
 #include "util.h"
 #include "test.h"
 #include "test-fs.h"
+#include "../fuzz/kconfig-ref.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -412,6 +413,104 @@ TEST(bad_unterminated_string)
 	unsigned line = 0;
 	CHECK_INT(parse_str("CONFIG_A=y\nCONFIG_CMDLINE=\"unterminated\n", NULL, &f, &line), -EBADMSG);
 	CHECK_INT(line, 2);
+}
+
+/* The line reader's fast paths ("CONFIG_X=V" with a one-byte value, "#
+ * CONFIG_X is not set", names scanned 16 and 8 bytes at a time) against
+ * the plain reader of tests/fuzz/kconfig-ref.h, which reads a character at
+ * a time: every byte value at every place of a name, tracked names and
+ * long ones, in each form of line, with more lines after it or at the very
+ * end of the text. Same result, same refused line, same facts. */
+static bool facts_equal(const struct kconfig_facts *f, const struct kconfig_facts *g)
+{
+	return f->memcg_built == g->memcg_built && f->cgroups_built == g->cgroups_built &&
+	       f->memcg_v1 == g->memcg_v1 && f->rpi_symbols == g->rpi_symbols &&
+	       f->default_state == g->default_state && f->rule == g->rule && f->family == g->family &&
+	       f->accepts_enable == g->accepts_enable && f->builtin_mode == g->builtin_mode &&
+	       streq_ptr(f->default_reason, g->default_reason) &&
+	       streq_ptr(f->not_built_reason, g->not_built_reason) &&
+	       streq_ptr(f->builtin_cmdline, g->builtin_cmdline) && streq_ptr(f->arch, g->arch) &&
+	       streq_ptr(f->header_version, g->header_version);
+}
+
+TEST(fast_paths_match_plain_reader)
+{
+	static const char *const names[] = { "MEMCG", "MEMCG_DISABLED", "CMDLINE", "CMDLINE_BOOL", "X86", "OF",
+					     "CGROUP_MEM_RES_CTLR_DISABLED", "A",
+					     "SOME_VERY_LONG_SYMBOL_NAME_abc_0123456789_XYZ" };
+	static const char *const forms[][2] = {
+		{ "CONFIG_", "=y\n" },	       { "# CONFIG_", " is not set\n" }, { "CONFIG_", "=m" },
+		{ "CONFIG_", "=\"a b\"\n" }, { "CONFIG_", "=y \n" },		  { " CONFIG_", "=y\n" },
+		{ "# CONFIG_", " is not set" }, { "CONFIG_", "=1\r\n" },
+	};
+	static const char *const after[] = { "", "CONFIG_CGROUPS=y\n# CONFIG_MEMCG_V1 is not set\n" };
+	static const char *const releases[] = { NULL, "6.6.51+rpt-rpi-v8" };
+	unsigned long cases = 0, differ = 0, refused = 0;
+	char name[64], text[256];
+	for (size_t n = 0; n < ARRAY_SIZE(names); n++) {
+		size_t nl = strlen(names[n]);
+		for (size_t at = 0; at <= nl; at++) {
+			for (int b = 1; b < 256; b++) {
+				for (int replace = 0; replace < 2; replace++) {
+					if (replace && at == nl)
+						continue;
+					/* the name with byte b put in at, or in place of the byte there */
+					memcpy(name, names[n], at);
+					name[at] = (char)b;
+					strcpy(name + at + 1, names[n] + at + replace);
+					for (size_t fm = 0; fm < ARRAY_SIZE(forms); fm++) {
+						for (size_t a = 0; a < ARRAY_SIZE(after); a++) {
+							int len = snprintf(text, sizeof(text),
+									   "# Linux/arm64 6.6.51 Kernel Configuration\n"
+									   "CONFIG_CGROUPS=y\nCONFIG_MEMCG=y\n%s%s%s%s",
+									   forms[fm][0], name, forms[fm][1], after[a]);
+							const char *rel = releases[(fm + a) % 2];
+							struct kconfig_facts f, ref;
+							unsigned bad = 0, bad_ref = 0;
+							int r = kconfig_parse(text, (size_t)len, rel, &f, &bad);
+							int rr = ref_parse(text, (size_t)len, rel, &ref, &bad_ref);
+							cases++;
+							refused += r < 0;
+							if (r != rr || bad != bad_ref || (r == 0 && !facts_equal(&f, &ref))) {
+								if (differ++ < 5)
+									printf("  differs from the plain reader (%d/%u vs %d/%u): %s\n",
+									       r, bad, rr, bad_ref, esc(text));
+							}
+							kconfig_facts_free(&f);
+							kconfig_facts_free(&ref);
+						}
+					}
+				}
+			}
+		}
+	}
+	/* and every one- and two-byte value, with what ends the line after it */
+	static const char *const ends[] = { "\n", "", "\r\n", " \n" };
+	for (size_t n = 0; n < 3; n++)
+		for (int b = 1; b < 256; b++)
+			for (int c = 0; c < 256; c += (c < 40 || c > 120) ? 1 : 17)
+				for (size_t e = 0; e < ARRAY_SIZE(ends); e++) {
+					char v[3] = { (char)b, (char)c, 0 };
+					int len = snprintf(text, sizeof(text),
+							   "CONFIG_CGROUPS=y\nCONFIG_%s=%s%s%s", names[n], v, ends[e],
+							   e % 2 ? "" : "CONFIG_MEMCG_V1=y\n");
+					struct kconfig_facts f, ref;
+					unsigned bad = 0, bad_ref = 0;
+					int r = kconfig_parse(text, (size_t)len, NULL, &f, &bad);
+					int rr = ref_parse(text, (size_t)len, NULL, &ref, &bad_ref);
+					cases++;
+					refused += r < 0;
+					if (r != rr || bad != bad_ref || (r == 0 && !facts_equal(&f, &ref))) {
+						if (differ++ < 5)
+							printf("  differs from the plain reader (%d/%u vs %d/%u): %s\n", r, bad,
+							       rr, bad_ref, esc(text));
+					}
+					kconfig_facts_free(&f);
+					kconfig_facts_free(&ref);
+				}
+	CHECK_INT(differ, 0);
+	/* both outcomes were exercised: most bytes make a bad line, some not */
+	CHECK(refused > 0 && refused < cases);
 }
 
 TEST(bad_nul_bytes)
@@ -1080,7 +1179,7 @@ TEST_MAIN(T(debian12_amd64), T(debian12_cloud_amd64), T(debian12_bpo_612),
 	  T(no_cgroups), T(cmdline_x86_bool), T(cmdline_x86_override), T(cmdline_arm64_force),
 	  T(cmdline_arm64_extend), T(cmdline_dt_without_mode), T(cmdline_escapes_and_last_wins),
 	  T(memcg_v1_by_version), T(bad_line_reported), T(bad_no_config_line),
-	  T(bad_unterminated_string), T(bad_nul_bytes), T(crlf_and_blank_lines), T(gzip_round_trip),
+	  T(bad_unterminated_string), T(bad_nul_bytes), T(fast_paths_match_plain_reader), T(crlf_and_blank_lines), T(gzip_round_trip),
 	  T(gzip_plain_copied), T(gzip_limit), T(gzip_concatenated_members), T(gzip_bomb_limited),
 	  T(gzip_truncated), T(gzip_corrupt), T(release_rpi_names), T(release_order),
 	  T(release_version_numbers), T(kernels_listed_newest_first),
