@@ -3,6 +3,7 @@
 #include "readcache.h"
 #include "util.h"
 
+#include <linux/magic.h>
 #include <stdint.h>
 
 static struct {
@@ -55,12 +56,19 @@ static void rehash(size_t nslots)
 	}
 }
 
+/* The running kernel's own config (/proc/config.gz on a live system)
+ * cannot change while that kernel runs, however new its inode's times. */
+static bool fixed_while_running(const char *path, long fs_type)
+{
+	return (unsigned long)fs_type == PROC_SUPER_MAGIC && streq(path, "/proc/config.gz");
+}
+
 void inputs_note(const char *path, int flags, int err, const struct stat *st, long fs_type, bool listed)
 {
 	if (!in.noting)
 		return;
 	bool content = err == 0 && (S_ISREG(st->st_mode) || (listed && S_ISDIR(st->st_mode)));
-	if (content && !readcache_trusted(fs_type, st, in.since))
+	if (content && !fixed_while_running(path, fs_type) && !readcache_trusted(fs_type, st, in.since))
 		in.untrusted = true;
 	if (2 * (in.n + 1) > in.nslots)
 		rehash(in.nslots ? in.nslots * 2 : 256);

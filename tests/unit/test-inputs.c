@@ -5,6 +5,7 @@
 #include "test.h"
 #include "test-fs.h"
 
+#include <linux/magic.h>
 #include <time.h>
 
 #include "inputs.h"
@@ -155,6 +156,34 @@ TEST(a_file_changed_during_the_look_is_not_trusted)
 	done(&r, dir);
 }
 
+/* one path noted with a stat whose times are those of the look */
+static bool usable_after_noting(const char *path, long fs_type)
+{
+	struct stat st = { .st_mode = S_IFREG | 0444, .st_size = 4096 };
+	inputs_start();
+	clock_gettime(CLOCK_REALTIME, &st.st_ctim);
+	st.st_mtim = st.st_ctim;
+	inputs_note(path, 0, 0, &st, fs_type, false);
+	inputs_stop();
+	size_t n;
+	bool usable;
+	inputs_list(&n, &usable);
+	inputs_clear();
+	return n == 1 && usable;
+}
+
+TEST(the_running_kernels_config_is_trusted)
+{
+	/* a live system's /proc/config.gz has an inode made when it was
+	 * looked up, yet its bytes are fixed while the kernel runs: a first
+	 * run since boot (no lock file) that read it keeps its plan */
+	CHECK(usable_after_noting("/proc/config.gz", PROC_SUPER_MAGIC));
+	/* nothing else of /proc, and no file of that name elsewhere */
+	CHECK(!usable_after_noting("/proc/self/mountinfo", PROC_SUPER_MAGIC));
+	CHECK(!usable_after_noting("/proc/config.gz", EXT4_SUPER_MAGIC));
+	CHECK(!usable_after_noting("/proc/config.gz", SYSFS_MAGIC));
+}
+
 TEST(nothing_noted_is_not_usable)
 {
 	inputs_start();
@@ -190,6 +219,7 @@ int main(void)
 		T(a_directory_only_resolved_through_may_change),
 		T(a_directory_replaced),
 		T(a_file_changed_during_the_look_is_not_trusted),
+		T(the_running_kernels_config_is_trusted),
 		T(nothing_noted_is_not_usable),
 		T(not_noting_notes_nothing),
 	};
