@@ -433,6 +433,29 @@ static bool facts_equal(const struct kconfig_facts *f, const struct kconfig_fact
 	       streq_ptr(f->header_version, g->header_version);
 }
 
+struct sweep {
+	unsigned long cases, differ, refused;
+};
+
+/* text read by kconfig_parse and by the plain reader: the same result,
+ * the same refused line, the same facts */
+static void against_plain_reader(struct sweep *sw, const char *text, int len, const char *release)
+{
+	struct kconfig_facts f, ref;
+	unsigned bad = 0, bad_ref = 0;
+	int r = kconfig_parse(text, (size_t)len, release, &f, &bad);
+	int rr = ref_parse(text, (size_t)len, release, &ref, &bad_ref);
+	sw->cases++;
+	sw->refused += r < 0;
+	if (r != rr || bad != bad_ref || (r == 0 && !facts_equal(&f, &ref))) {
+		if (sw->differ++ < 5)
+			printf("  differs from the plain reader (%d/%u vs %d/%u): %s\n", r, bad, rr, bad_ref,
+			       esc(text));
+	}
+	kconfig_facts_free(&f);
+	kconfig_facts_free(&ref);
+}
+
 TEST(fast_paths_match_plain_reader)
 {
 	static const char *const names[] = { "MEMCG", "MEMCG_DISABLED", "CMDLINE", "CMDLINE_BOOL", "X86", "OF",
@@ -445,7 +468,7 @@ TEST(fast_paths_match_plain_reader)
 	};
 	static const char *const after[] = { "", "CONFIG_CGROUPS=y\n# CONFIG_MEMCG_V1 is not set\n" };
 	static const char *const releases[] = { NULL, "6.6.51+rpt-rpi-v8" };
-	unsigned long cases = 0, differ = 0, refused = 0;
+	struct sweep sweep = {0};
 	char name[64], text[256];
 	for (size_t n = 0; n < ARRAY_SIZE(names); n++) {
 		size_t nl = strlen(names[n]);
@@ -464,20 +487,7 @@ TEST(fast_paths_match_plain_reader)
 									   "# Linux/arm64 6.6.51 Kernel Configuration\n"
 									   "CONFIG_CGROUPS=y\nCONFIG_MEMCG=y\n%s%s%s%s",
 									   forms[fm][0], name, forms[fm][1], after[a]);
-							const char *rel = releases[(fm + a) % 2];
-							struct kconfig_facts f, ref;
-							unsigned bad = 0, bad_ref = 0;
-							int r = kconfig_parse(text, (size_t)len, rel, &f, &bad);
-							int rr = ref_parse(text, (size_t)len, rel, &ref, &bad_ref);
-							cases++;
-							refused += r < 0;
-							if (r != rr || bad != bad_ref || (r == 0 && !facts_equal(&f, &ref))) {
-								if (differ++ < 5)
-									printf("  differs from the plain reader (%d/%u vs %d/%u): %s\n",
-									       r, bad, rr, bad_ref, esc(text));
-							}
-							kconfig_facts_free(&f);
-							kconfig_facts_free(&ref);
+							against_plain_reader(&sweep, text, len, releases[(fm + a) % 2]);
 						}
 					}
 				}
@@ -494,23 +504,11 @@ TEST(fast_paths_match_plain_reader)
 					int len = snprintf(text, sizeof(text),
 							   "CONFIG_CGROUPS=y\nCONFIG_%s=%s%s%s", names[n], v, ends[e],
 							   e % 2 ? "" : "CONFIG_MEMCG_V1=y\n");
-					struct kconfig_facts f, ref;
-					unsigned bad = 0, bad_ref = 0;
-					int r = kconfig_parse(text, (size_t)len, NULL, &f, &bad);
-					int rr = ref_parse(text, (size_t)len, NULL, &ref, &bad_ref);
-					cases++;
-					refused += r < 0;
-					if (r != rr || bad != bad_ref || (r == 0 && !facts_equal(&f, &ref))) {
-						if (differ++ < 5)
-							printf("  differs from the plain reader (%d/%u vs %d/%u): %s\n", r, bad,
-							       rr, bad_ref, esc(text));
-					}
-					kconfig_facts_free(&f);
-					kconfig_facts_free(&ref);
+					against_plain_reader(&sweep, text, len, NULL);
 				}
-	CHECK_INT(differ, 0);
+	CHECK_INT(sweep.differ, 0);
 	/* both outcomes were exercised: most bytes make a bad line, some not */
-	CHECK(refused > 0 && refused < cases);
+	CHECK(sweep.refused > 0 && sweep.refused < sweep.cases);
 }
 
 TEST(bad_nul_bytes)
