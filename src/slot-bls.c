@@ -418,14 +418,19 @@ char *bls_slot_edit(const struct slot *s, const struct decision *d, struct strv 
 	/* removal in every options line up to the one that ends the
 	 * kernel's parameters: after a "--" everything belongs to init, after
 	 * an unterminated quote to a quoted value; new tokens go into that
-	 * line (before its "--" or its unterminated quote) */
+	 * line (before its "--" or its unterminated quote). Each value is
+	 * edited as the kernel gets it, without the blanks (and '\r') at the
+	 * end of its line, which the loader drops and the rebuild keeps: an
+	 * open quote must not take them into the last token. */
 	size_t k = 0, target = SIZE_MAX;
 	bool init_args = false;
 	for (size_t i = 0; i < n; i++) {
 		if (!lines[i].options)
 			continue;
-		const char *v = text + lines[i].vstart;
-		size_t vl = lines[i].vend - lines[i].vstart;
+		size_t vs, ve;
+		trimmed(text, &lines[i], &vs, &ve);
+		const char *v = text + vs;
+		size_t vl = ve - vs;
 		if (init_args)
 			be.val[k] = xstrndup(v, vl);
 		else
@@ -458,7 +463,9 @@ char *bls_slot_edit(const struct slot *s, const struct decision *d, struct strv 
 		if (!L->sep && be.vlen[k] > 0 && !any_ws(be.val[k][0]))
 			sb_appendc(&sb, ' ');
 		sb_appendn(&sb, be.val[k], be.vlen[k]);
-		pos = L->vend;
+		size_t vs, ve;
+		trimmed(text, L, &vs, &ve);
+		pos = ve;
 	}
 	sb_appendn(&sb, text + pos, len - pos);
 	if (nopt == 0 && be.vlen[0] > 0) {

@@ -91,6 +91,38 @@ TEST(bls_options_key_with_cr_separator_round_trips)
 	free(back);
 }
 
+/* fuzz-bls (CI's fuzzing round): the last options line ends in a quote
+ * left open, then blanks ("options cgroup_disable=memory,\" "). The loader
+ * drops the blanks, so the kernel reads cgroup_disable=memory," and has
+ * memory off; the planner's check of that line let the edit go on, but
+ * the editor took the blanks into the token, found no token that reads as
+ * its kept items and left it as it was. The editor now edits each value
+ * without its line's trailing blanks (and '\r'), and keeps them. */
+TEST(bls_open_quote_before_trailing_blanks_is_edited)
+{
+	const char *in = "linux /v\noptions quiet cgroup_disable=memory,\" \n";
+	char *out = bls_edit(in, NULL, "cgroup_disable=memory");
+	CHECK_STR(out, "linux /v\noptions quiet cgroup_disable=\"\"\" \n");
+	struct slot s = { .kind = SLOT_BLS, .content = out, .len = strlen(out) };
+	char *joined = bls_slot_cmdline(&s);
+	struct cmdline c;
+	cmdline_split(joined, strlen(joined), &c);
+	CHECK(!cmdline_has_item(&c, "cgroup_disable", "memory"));
+	cmdline_free(&c);
+	free(joined);
+	char *again = bls_edit(out, NULL, "cgroup_disable=memory");
+	CHECK_STR(again, out);
+	free(again);
+	free(out);
+	/* the blanks and '\r' at a line's end stay where they were */
+	out = bls_edit("linux /v\r\noptions a b  \r\n", "cgroup_disable=memory", NULL);
+	CHECK_STR(out, "linux /v\r\noptions a b cgroup_disable=memory  \r\n");
+	char *back = bls_edit(out, NULL, "cgroup_disable=memory");
+	CHECK_STR(back, "linux /v\r\noptions a b  \r\n");
+	free(back);
+	free(out);
+}
+
 /* A FIFO or device where a file is expected was opened before it was
  * refused (a FIFO without a writer blocks a plain open; a device open
  * reaches its driver). root_openat checks the type on an O_PATH descriptor
@@ -316,4 +348,4 @@ TEST(text_escape_control_bytes)
 
 TEST_MAIN(T(text_escape_control_bytes), T(root_openat_refuses_fifo_and_device_before_opening), T(root_refuses_pseudo_file_systems),
 	  T(openat2_eagain_is_retried), T(bls_unterminated_quote_takes_the_token), T(bls_quote_across_options_lines_is_bad_input),
-	  T(bls_options_key_with_cr_separator_round_trips))
+	  T(bls_options_key_with_cr_separator_round_trips), T(bls_open_quote_before_trailing_blanks_is_edited))
