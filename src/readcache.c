@@ -91,12 +91,17 @@ static bool fs_keeps(long fs_type)
 	}
 }
 
-/* Is the ctime older than t by more than the timestamps' granularity? A
- * ctime without sub-microsecond digits may have been cut down to whole
- * seconds or to FAT's 2 seconds. */
-static bool old_enough(const struct stat *st, struct timespec t)
+/* Is the ctime older than t by more than the timestamps' granularity?
+ * FAT and exFAT cut times down to 2 seconds (or 10 ms); a ctime with no
+ * fraction at all is one of a file system that keeps whole seconds (ext4
+ * with 128-byte inodes); the others keep nanoseconds. (A test of the
+ * sub-microsecond digits alone called one nanosecond ctime in a thousand
+ * coarse, and apply then looked again for nothing.) */
+static bool old_enough(long fs_type, const struct stat *st, struct timespec t)
 {
-	long long margin_ns = st->st_ctim.tv_nsec % 1000 ? 1000000LL : 2000000000LL;
+	bool coarse = (unsigned long)fs_type == MSDOS_SUPER_MAGIC || (unsigned long)fs_type == EXFAT_SUPER_MAGIC ||
+		      st->st_ctim.tv_nsec == 0;
+	long long margin_ns = coarse ? 2000000000LL : 1000000LL;
 	long long c = (long long)st->st_ctim.tv_sec * 1000000000LL + st->st_ctim.tv_nsec;
 	long long now = (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
 	return t.tv_sec > 0 && c + margin_ns < now;
@@ -104,7 +109,7 @@ static bool old_enough(const struct stat *st, struct timespec t)
 
 bool readcache_trusted(long fs_type, const struct stat *st, struct timespec t)
 {
-	return fs_keeps(fs_type) && old_enough(st, t);
+	return fs_keeps(fs_type) && old_enough(fs_type, st, t);
 }
 
 void readcache_put(long fs_type, const struct stat *st, struct timespec t, const char *data, size_t len)

@@ -184,6 +184,35 @@ TEST(the_running_kernels_config_is_trusted)
 	CHECK(!usable_after_noting("/proc/config.gz", SYSFS_MAGIC));
 }
 
+static bool trusted_at(long fs_type, long long sec, long nsec, struct timespec since)
+{
+	struct stat st = { .st_mode = S_IFREG | 0644 };
+	st.st_ctim.tv_sec = (time_t)sec;
+	st.st_ctim.tv_nsec = nsec;
+	return readcache_trusted(fs_type, &st, since);
+}
+
+TEST(timestamp_granularity)
+{
+	struct timespec since = { 1700000000, 500000000 };
+	/* nanosecond file systems: older than the look by more than 1 ms,
+	 * whatever its digits (one ctime in a thousand ends in 000) */
+	CHECK(trusted_at(EXT4_SUPER_MAGIC, 1700000000, 400123456, since));
+	CHECK(trusted_at(EXT4_SUPER_MAGIC, 1700000000, 498123000, since));
+	CHECK(trusted_at(XFS_SUPER_MAGIC, 1700000000, 498000000, since));
+	CHECK(!trusted_at(EXT4_SUPER_MAGIC, 1700000000, 499500001, since));
+	CHECK(!trusted_at(EXT4_SUPER_MAGIC, 1700000000, 500000001, since));
+	/* whole seconds (ext4 with 128-byte inodes): 2 s */
+	CHECK(!trusted_at(EXT4_SUPER_MAGIC, 1699999999, 0, since));
+	CHECK(trusted_at(EXT4_SUPER_MAGIC, 1699999998, 0, since));
+	/* FAT and exFAT: 2 s, fraction or not */
+	CHECK(!trusted_at(MSDOS_SUPER_MAGIC, 1699999999, 10000000, since));
+	CHECK(!trusted_at(0x2011BAB0 /* exFAT */, 1699999999, 10000000, since));
+	CHECK(trusted_at(MSDOS_SUPER_MAGIC, 1699999998, 0, since));
+	/* a file system whose stat may be a cached copy: never */
+	CHECK(!trusted_at(NFS_SUPER_MAGIC, 1600000000, 123456789, since));
+}
+
 TEST(nothing_noted_is_not_usable)
 {
 	inputs_start();
@@ -220,6 +249,7 @@ int main(void)
 		T(a_directory_replaced),
 		T(a_file_changed_during_the_look_is_not_trusted),
 		T(the_running_kernels_config_is_trusted),
+		T(timestamp_granularity),
 		T(nothing_noted_is_not_usable),
 		T(not_noting_notes_nothing),
 	};
