@@ -21,7 +21,8 @@ struct bls_line {
 	size_t start, end;    /* the line, without its '\n' */
 	bool options;
 	bool sep;             /* whitespace between "options" and its value */
-	size_t vstart, vend;  /* the value (may end with whitespace or '\r') */
+	size_t vstart, vend;  /* the value as the loader passes it on: without
+			       * the blanks and '\r' at the end of the line */
 };
 
 static bool bls_ws(char c)
@@ -56,6 +57,8 @@ static size_t bls_parse(const char *text, size_t len, struct bls_line **out)
 				k++;
 			L.vstart = k;
 			L.vend = end;
+			while (L.vend > L.vstart && any_ws(text[L.vend - 1]))
+				L.vend--;
 		}
 		if (n == cap) {
 			cap = cap ? cap * 2 : 16;
@@ -98,15 +101,6 @@ static char *bls_value(const char *text, size_t len, const char *key)
 	return found ? xstrndup(text + fs, fe - fs) : NULL;
 }
 
-/* The trimmed value of an options line. */
-static void trimmed(const char *text, const struct bls_line *L, size_t *s, size_t *e)
-{
-	*s = L->vstart;
-	*e = L->vend;
-	while (*e > *s && any_ws(text[*e - 1]))
-		(*e)--;
-}
-
 static char *options_joined(const char *text, size_t len)
 {
 	_cleanup_free_ struct bls_line *lines = NULL;
@@ -117,11 +111,9 @@ static char *options_joined(const char *text, size_t len)
 	for (size_t i = 0; i < n; i++) {
 		if (!lines[i].options)
 			continue;
-		size_t s, e;
-		trimmed(text, &lines[i], &s, &e);
 		if (!first)
 			sb_appendc(&sb, ' ');
-		sb_appendn(&sb, text + s, e - s);
+		sb_appendn(&sb, text + lines[i].vstart, lines[i].vend - lines[i].vstart);
 		first = false;
 	}
 	return sb_take(&sb);
@@ -419,18 +411,16 @@ char *bls_slot_edit(const struct slot *s, const struct decision *d, struct strv 
 	 * kernel's parameters: after a "--" everything belongs to init, after
 	 * an unterminated quote to a quoted value; new tokens go into that
 	 * line (before its "--" or its unterminated quote). Each value is
-	 * edited as the kernel gets it, without the blanks (and '\r') at the
-	 * end of its line, which the loader drops and the rebuild keeps: an
-	 * open quote must not take them into the last token. */
+	 * edited as the kernel gets it (bls_parse), without the blanks at the
+	 * end of its line, which the rebuild keeps: an open quote must not
+	 * take them into the last token. */
 	size_t k = 0, target = SIZE_MAX;
 	bool init_args = false;
 	for (size_t i = 0; i < n; i++) {
 		if (!lines[i].options)
 			continue;
-		size_t vs, ve;
-		trimmed(text, &lines[i], &vs, &ve);
-		const char *v = text + vs;
-		size_t vl = ve - vs;
+		const char *v = text + lines[i].vstart;
+		size_t vl = lines[i].vend - lines[i].vstart;
 		if (init_args)
 			be.val[k] = xstrndup(v, vl);
 		else
@@ -463,9 +453,7 @@ char *bls_slot_edit(const struct slot *s, const struct decision *d, struct strv 
 		if (!L->sep && be.vlen[k] > 0 && !any_ws(be.val[k][0]))
 			sb_appendc(&sb, ' ');
 		sb_appendn(&sb, be.val[k], be.vlen[k]);
-		size_t vs, ve;
-		trimmed(text, L, &vs, &ve);
-		pos = ve;
+		pos = L->vend;
 	}
 	sb_appendn(&sb, text + pos, len - pos);
 	if (nopt == 0 && be.vlen[0] > 0) {

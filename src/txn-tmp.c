@@ -96,9 +96,9 @@ static void random_suffix(char out[TMP_RAND + 1], bool fat)
 	out[TMP_RAND] = '\0';
 }
 
-static bool is_alnum(char c, bool upper_only)
+static bool is_alnum(char c)
 {
-	return (c >= 'A' && c <= 'Z') || (!upper_only && c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
 }
 
 /* Is NAME one of our temp files: ".X.memcg-policy.XXXXXX" anywhere, or,
@@ -111,7 +111,7 @@ static bool is_tmp_name(const char *name, bool fat)
 	    strcasecmp(name + len - strlen(TMP_FAT_EXT), TMP_FAT_EXT) == 0) {
 		const char *r = name + strlen(TMP_FAT_HEAD);
 		size_t i = 0;
-		while (i < TMP_RAND && is_alnum(r[i], false))
+		while (i < TMP_RAND && is_alnum(r[i]))
 			i++;
 		if (i == TMP_RAND)
 			return true;
@@ -122,7 +122,7 @@ static bool is_tmp_name(const char *name, bool fat)
 	if (memcmp(m, TMP_MARK, mark) != 0)
 		return false;
 	for (const char *p = m + mark; *p; p++)
-		if (!is_alnum(*p, false))
+		if (!is_alnum(*p))
 			return false;
 	return true;
 }
