@@ -22,16 +22,22 @@ LDFLAGS  += -fsanitize=address,undefined
 endif
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
 # libkmod, libblkid, zlib and json-c are loaded with dlopen() when first
-# needed (src/dynlib.h): starting the program links only libinih and libc
+# needed (src/io/dynlib.h): starting the program links only libinih and libc
 DLOPEN_PKGS = libkmod blkid zlib json-c
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(filter-out $(DLOPEN_PKGS),$(PKGS)))
-ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -DVERSION='"$(VERSION)"' $(WARN) $(PKG_CFLAGS) $(CFLAGS) $(CPPFLAGS)
+ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -DVERSION='"$(VERSION)"' $(WARN) $(INCLUDES) $(PKG_CFLAGS) $(CFLAGS) $(CPPFLAGS)
 # libm only where a build still calls it (sqrt is inlined below)
 LIBS       = $(PKG_LIBS) -ldl -lpthread -Wl,--as-needed -lm -Wl,--no-as-needed
 
-SRCS      = $(wildcard src/*.c)
-OBJS      = $(SRCS:src/%.c=$(BUILD)/%.o)
-LIB_OBJS  = $(filter-out $(BUILD)/main.o,$(OBJS))
+# src/ is in folders that read as the pipeline (HACKING.md); objects go
+# to $(BUILD)/obj/ in the same folders, with dependencies made by the
+# compiler (-MMD)
+SRCS      = $(wildcard src/*.c src/*/*.c src/*/*/*.c)
+HDRS      = $(wildcard src/*.h src/*/*.h src/*/*/*.h)
+SRC_DIRS  = $(sort $(dir $(SRCS) $(HDRS)))
+INCLUDES  = $(patsubst %/,-I%,$(SRC_DIRS))
+OBJS      = $(SRCS:src/%.c=$(BUILD)/obj/%.o)
+LIB_OBJS  = $(filter-out $(BUILD)/obj/main.o,$(OBJS))
 UNIT_SRCS = $(wildcard tests/unit/test-*.c)
 UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
@@ -51,17 +57,22 @@ all: $(BUILD)/memcg-policy
 $(BUILD)/memcg-policy: $(OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
-$(BUILD)/%.o: src/%.c src/*.h | $(BUILD)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+$(BUILD)/obj/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+-include $(OBJS:.o=.d)
 
 # sqrt of a variance (never negative): the instruction, no call into libm
-$(BUILD)/bench-run.o: ALL_CFLAGS += -fno-math-errno
+$(BUILD)/obj/pft/run.o: ALL_CFLAGS += -fno-math-errno
 
 # the unit tests make their gzip fixtures with zlib's deflate
 UNIT_LIBS  = $(LIBS) $(shell $(PKG_CONFIG) --libs zlib)
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/test.h $(LIB_OBJS) | $(BUILD)/tests
-	$(CC) $(ALL_CFLAGS) -Isrc -o $@ $< $(LIB_OBJS) $(LDFLAGS) $(UNIT_LIBS)
+	$(CC) $(ALL_CFLAGS) -Isrc -MMD -MP -o $@ $< $(LIB_OBJS) $(LDFLAGS) $(UNIT_LIBS)
+
+-include $(UNIT_BINS:=.d)
 
 $(BUILD) $(BUILD)/tests:
 	mkdir -p $@
@@ -85,9 +96,9 @@ check-all:
 
 lint: $(BUILD)/memcg-policy
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
-	  --inline-suppr --std=c11 -D_GNU_SOURCE -I src -I $(BUILD)/gen src tests/unit
+	  --inline-suppr --std=c11 -D_GNU_SOURCE $(INCLUDES) -I src -I $(BUILD)/gen src tests/unit
 	clang-tidy -quiet $(SRCS) -- -std=gnu11 -D_GNU_SOURCE -DVERSION='"$(VERSION)"' \
-	  $(PKG_CFLAGS) -I$(BUILD)/gen
+	  $(INCLUDES) $(PKG_CFLAGS) -I$(BUILD)/gen
 	shellcheck -s sh grub.d/99-memcg-policy.cfg hooks/*
 	shellcheck -x tests/*.sh tests/cmd/*.sh tests/boot/*.sh tests/pkg/*.sh tests/ansible/*.sh tests/system/*.sh tests/powerloss/*.sh tests/powerloss/init bench/*.sh
 	mandoc -Tlint -Wwarning man/memcg-policy.8 man/memcg-policy.conf.5

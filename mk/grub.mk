@@ -4,7 +4,7 @@
 # writes the same text where GRUB sources drop-ins and the package has not
 # installed it. $(BUILD)/gen/dropin.h holds it as a byte array
 # (grub_dropin_text[], GRUB_DROPIN_LEN), made with od and sed (POSIX tools,
-# no xxd). slot-grub.o also learns where the package installs the drop-in
+# no xxd). slots/grub/grub.o also learns where the package installs the drop-in
 # for the marked line of /etc/default/grub: $(DATADIR)/memcg-policy/ (see
 # mk/install.mk).
 
@@ -19,6 +19,6 @@ $(BUILD)/gen/dropin.h: $(GRUB_DROPIN_SRC) mk/grub.mk
 	  echo '#define GRUB_DROPIN_LEN (sizeof(grub_dropin_text) - 1)'; } > $@.tmp
 	mv -f $@.tmp $@
 
-$(BUILD)/slot-grub.o: $(BUILD)/gen/dropin.h
-$(BUILD)/slot-grub.o: ALL_CFLAGS += -I$(BUILD)/gen \
+$(BUILD)/obj/slots/grub/grub.o: $(BUILD)/gen/dropin.h
+$(BUILD)/obj/slots/grub/grub.o: ALL_CFLAGS += -I$(BUILD)/gen \
 	-DGRUB_DROPIN_DATA_PATH='"$(DATADIR)/memcg-policy/99-memcg-policy.cfg"'

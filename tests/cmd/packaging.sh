@@ -55,15 +55,15 @@ expect_eq "hooks: /bin/sh scripts" "$(head -n 1 "$HOOK_KI"; head -n 1 "$HOOK_DEB
 check "hooks: executable in the tree" test -x "$HOOK_KI" -a -x "$HOOK_DEB"
 
 # ---- man pages against the sources (no binary needed) --------------------
-codes_src=$(sed -nE 's/^[[:space:]]*EXIT_[A-Z]+ = ([0-9]+),?.*/\1/p' "$TOP/src/util.h")
+codes_src=$(sed -nE 's/^[[:space:]]*EXIT_[A-Z]+ = ([0-9]+),?.*/\1/p' "$TOP/src/lib/util.h")
 codes_man=$(man_section "$MAN8" "EXIT STATUS" | sed -nE 's/^\.It ([0-9]+)$/\1/p')
 set_eq "man 8 EXIT STATUS lists the exit codes of util.h" "$codes_man" "$codes_src"
 
-env_src=$(cat "$TOP"/src/*.[ch] "$TOP"/grub.d/* "$TOP"/hooks/* | grep -oE 'MEMCG_POLICY_[A-Z0-9_]+' | sort -u)
+env_src=$(cat "$TOP"/src/*.[ch] "$TOP"/src/*/*.[ch] "$TOP"/src/*/*/*.[ch] "$TOP"/grub.d/* "$TOP"/hooks/* | grep -oE 'MEMCG_POLICY_[A-Z0-9_]+' | sort -u)
 env_man=$(man_section "$MAN8" ENVIRONMENT | sed -nE 's/^\.It Ev (MEMCG_POLICY_[A-Z0-9_]+).*/\1/p')
 set_eq "man 8 ENVIRONMENT lists every MEMCG_POLICY_ variable of the sources, drop-in and hooks" "$env_man" "$env_src"
 
-keys_src=$(grep -oE '(PKEY\(SEC_[A-Z]+, |KKEY\(|\{ SEC_[A-Z]+, )"[a-z-]+"' "$TOP/src/policy.c" |
+keys_src=$(grep -oE '(PKEY\(SEC_[A-Z]+, |KKEY\(|\{ SEC_[A-Z]+, )"[a-z-]+"' "$TOP/src/facts/policy.c" |
 	sed -E 's/^PKEY\(SEC_([A-Z]+), "(.*)"$/\1 \2/; s/^KKEY\("(.*)"$/KERNEL \1/; s/^\{ SEC_([A-Z]+), "(.*)"$/\1 \2/' |
 	tr '[:upper:]' '[:lower:]')
 # keys of the man page, by the .Ss section they are in

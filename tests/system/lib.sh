@@ -298,9 +298,9 @@ build_deb() {
 	"") ;;
 	apply-writes-nothing)
 		note "building a BROKEN package: apply commits nothing"
-		sed -i 's/^\([[:space:]]*\)r = commit_changes(.*);/\1r = 0; \/\* broken on purpose \*\//' "$src/src/cmd-apply.c"
-		grep -q 'broken on purpose' "$src/src/cmd-apply.c" || {
-			echo "MEMCG_SYSTEM_BROKEN: the mutation no longer applies to src/cmd-apply.c" >&2
+		sed -i 's/^\([[:space:]]*\)r = commit_changes(.*);/\1r = 0; \/\* broken on purpose \*\//' "$src/src/cmd/apply.c"
+		grep -q 'broken on purpose' "$src/src/cmd/apply.c" || {
+			echo "MEMCG_SYSTEM_BROKEN: the mutation no longer applies to src/cmd/apply.c" >&2
 			return 1
 		}
 		;;
