@@ -29,13 +29,13 @@ ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -DVERSION='"$(VERSION)"' $(WARN) $(INCLUDE
 # libm only where a build still calls it (sqrt is inlined below)
 LIBS       = $(PKG_LIBS) -ldl -lpthread -Wl,--as-needed -lm -Wl,--no-as-needed
 
-# src/ is in folders that read as the pipeline (HACKING.md); objects go
-# to $(BUILD)/obj/ in the same folders, with dependencies made by the
-# compiler (-MMD)
+# src/ is in folders that read as the pipeline (HACKING.md); includes
+# name their folder ("io/rootfs.h"), so src/ is the one include path.
+# Objects go to $(BUILD)/obj/ in the same folders, with dependencies made
+# by the compiler (-MMD)
 SRCS      = $(wildcard src/*.c src/*/*.c src/*/*/*.c)
 HDRS      = $(wildcard src/*.h src/*/*.h src/*/*/*.h)
-SRC_DIRS  = $(sort $(dir $(SRCS) $(HDRS)))
-INCLUDES  = $(patsubst %/,-I%,$(SRC_DIRS))
+INCLUDES  = -Isrc
 OBJS      = $(SRCS:src/%.c=$(BUILD)/obj/%.o)
 LIB_OBJS  = $(filter-out $(BUILD)/obj/main.o,$(OBJS))
 UNIT_SRCS = $(wildcard tests/unit/test-*.c)
@@ -70,7 +70,7 @@ $(BUILD)/obj/pft/run.o: ALL_CFLAGS += -fno-math-errno
 UNIT_LIBS  = $(LIBS) $(shell $(PKG_CONFIG) --libs zlib)
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/test.h $(LIB_OBJS) | $(BUILD)/tests
-	$(CC) $(ALL_CFLAGS) -Isrc -MMD -MP -o $@ $< $(LIB_OBJS) $(LDFLAGS) $(UNIT_LIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIB_OBJS) $(LDFLAGS) $(UNIT_LIBS)
 
 -include $(UNIT_BINS:=.d)
 
@@ -96,7 +96,7 @@ check-all:
 
 lint: $(BUILD)/memcg-policy
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
-	  --inline-suppr --std=c11 -D_GNU_SOURCE $(INCLUDES) -I src -I $(BUILD)/gen src tests/unit
+	  --inline-suppr --std=c11 -D_GNU_SOURCE $(INCLUDES) -I $(BUILD)/gen src tests/unit
 	clang-tidy -quiet $(SRCS) -- -std=gnu11 -D_GNU_SOURCE -DVERSION='"$(VERSION)"' \
 	  $(INCLUDES) $(PKG_CFLAGS) -I$(BUILD)/gen
 	shellcheck -s sh grub.d/99-memcg-policy.cfg hooks/*

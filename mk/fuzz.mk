@@ -23,7 +23,7 @@ FUZZ_SAN    = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-f
 # clang's warnings are shown but never fatal here (WERROR=1 is for the
 # gcc build): a clang-only warning must not stop the fuzzing
 FUZZ_CFLAGS = -std=gnu11 -D_GNU_SOURCE -DVERSION='"$(VERSION)"' $(filter-out -Werror,$(WARN)) $(PKG_CFLAGS) \
-              -O1 -g $(FUZZ_SAN) $(INCLUDES) -I src -I $(BUILD)/gen \
+              -O1 -g $(FUZZ_SAN) $(INCLUDES) -I $(BUILD)/gen \
               -DGRUB_DROPIN_DATA_PATH='"$(DATADIR)/memcg-policy/99-memcg-policy.cfg"'
 FUZZ_OBJS   = $(patsubst src/%.c,$(FUZZ_BUILD)/obj/%.o,$(filter-out src/main.c,$(SRCS)))
 FUZZ_BINS   = $(patsubst %,$(FUZZ_BUILD)/fuzz-%,$(FUZZ))

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "context.h"
-#include "diag.h"
-#include "report.h"
-#include "util.h"
+#include "cmd/commands.h"
+#include "facts/context.h"
+#include "lib/diag.h"
+#include "show/report.h"
+#include "lib/util.h"
 
 struct command {
 	const char *name;

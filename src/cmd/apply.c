@@ -7,21 +7,21 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "jsonc.h"
+#include "cmd/commands.h"
+#include "io/jsonc.h"
 
-#include "commit.h"
-#include "diag.h"
-#include "grub.h"
-#include "inputs.h"
-#include "journal.h"
-#include "plan.h"
-#include "report.h"
-#include "revert.h"
-#include "slots.h"
-#include "spawn.h"
-#include "txn.h"
-#include "util.h"
+#include "commit/commit.h"
+#include "lib/diag.h"
+#include "slots/grub/grub.h"
+#include "io/inputs.h"
+#include "facts/journal.h"
+#include "plan/plan.h"
+#include "show/report.h"
+#include "plan/revert.h"
+#include "slots/slots.h"
+#include "io/spawn.h"
+#include "io/txn.h"
+#include "lib/util.h"
 
 static void print_changes(const struct evaluation *ev)
 {

@@ -5,14 +5,14 @@
 #include <fcntl.h>
 #include <stdio.h>
 
-#include "jsonc.h"
+#include "io/jsonc.h"
 
-#include "bench-run.h"
-#include "cmd-bench-int.h"
-#include "report.h"
-#include "context.h"
-#include "diag.h"
-#include "util.h"
+#include "pft/bench-run.h"
+#include "cmd/cmd-bench-int.h"
+#include "show/report.h"
+#include "facts/context.h"
+#include "lib/diag.h"
+#include "lib/util.h"
 
 #define MAX_SAVED_FILE (1u << 20)
 

@@ -12,15 +12,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "jsonc.h"
+#include "io/jsonc.h"
 
-#include "bench-pft.h"
-#include "bench-run.h"
-#include "cmd-bench-int.h"
-#include "report.h"
-#include "context.h"
-#include "diag.h"
-#include "util.h"
+#include "pft/bench-pft.h"
+#include "pft/bench-run.h"
+#include "cmd/cmd-bench-int.h"
+#include "show/report.h"
+#include "facts/context.h"
+#include "lib/diag.h"
+#include "lib/util.h"
 
 unsigned cpu_count(void)
 {

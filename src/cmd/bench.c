@@ -13,10 +13,10 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "cmd-bench-int.h"
-#include "context.h"
-#include "util.h"
+#include "cmd/commands.h"
+#include "cmd/cmd-bench-int.h"
+#include "facts/context.h"
+#include "lib/util.h"
 
 #define DEFAULT_SIZE (256ull << 20)
 #define DEFAULT_ITERATIONS 5u

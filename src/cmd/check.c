@@ -7,13 +7,13 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "commands.h"
-#include "diag.h"
-#include "monitor.h"
-#include "plan.h"
-#include "report.h"
-#include "txn.h"
-#include "util.h"
+#include "cmd/commands.h"
+#include "lib/diag.h"
+#include "show/monitor.h"
+#include "plan/plan.h"
+#include "show/report.h"
+#include "io/txn.h"
+#include "lib/util.h"
 
 int cmd_check(struct context *ctx, int argc, char **argv)
 {

@@ -3,10 +3,10 @@
  * cmd-bench-compare.c: two saved runs loaded and compared). */
 #pragma once
 
-#include "jsonc.h"
+#include "io/jsonc.h"
 
-#include "bench-run.h"
-#include "context.h"
+#include "pft/bench-run.h"
+#include "facts/context.h"
 
 /* CPUs this process may run on (cmd-bench-measure.c). */
 unsigned cpu_count(void);

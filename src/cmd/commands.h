@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "context.h"
+#include "facts/context.h"
 
 struct json_object;
 

@@ -4,11 +4,11 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "commands.h"
-#include "diag.h"
-#include "plan.h"
-#include "report.h"
-#include "util.h"
+#include "cmd/commands.h"
+#include "lib/diag.h"
+#include "plan/plan.h"
+#include "show/report.h"
+#include "lib/util.h"
 
 int cmd_decide(struct context *ctx, int argc, char **argv)
 {

@@ -12,15 +12,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "commands.h"
-#include "jsonc.h"
+#include "cmd/commands.h"
+#include "io/jsonc.h"
 
-#include "diag.h"
-#include "grub.h"
-#include "report.h"
-#include "util.h"
+#include "lib/diag.h"
+#include "slots/grub/grub.h"
+#include "show/report.h"
+#include "lib/util.h"
 
-#include "context.h"
+#include "facts/context.h"
 
 /* The recorded tokens; *have false where there are none. */
 static int load_tokens(const struct context *ctx, struct grub_tokens *t, bool *have)

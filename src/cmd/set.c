@@ -9,18 +9,18 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "commands.h"
-#include "jsonc.h"
+#include "cmd/commands.h"
+#include "io/jsonc.h"
 
-#include "diag.h"
-#include "journal.h"
-#include "plan.h"
-#include "policy.h"
-#include "report.h"
-#include "txn.h"
-#include "util.h"
+#include "lib/diag.h"
+#include "facts/journal.h"
+#include "plan/plan.h"
+#include "facts/policy.h"
+#include "show/report.h"
+#include "io/txn.h"
+#include "lib/util.h"
 
-#include "context.h"
+#include "facts/context.h"
 
 #define ADMIN_POLICY "/etc/memcg-policy.conf"
 

@@ -3,11 +3,11 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "commands.h"
-#include "grub.h"
-#include "plan.h"
-#include "report.h"
-#include "util.h"
+#include "cmd/commands.h"
+#include "slots/grub/grub.h"
+#include "plan/plan.h"
+#include "show/report.h"
+#include "lib/util.h"
 
 static const char *builtin_where(enum builtin_cmdline_mode m)
 {

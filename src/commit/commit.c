@@ -1,8 +1,8 @@
 /* commit.c - the one commit, see commit.h. */
-#include "commit.h"
-#include "grub.h"
-#include "journal.h"
-#include "slots.h"
+#include "commit/commit.h"
+#include "slots/grub/grub.h"
+#include "facts/journal.h"
+#include "slots/slots.h"
 
 int commit_changes(const struct root *r, const struct file_change *changes, size_t n, const char *journal_text,
 		   size_t journal_len, enum txn_order when)

@@ -8,9 +8,9 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "rootfs.h"
-#include "slot.h"
-#include "txn.h"
+#include "io/rootfs.h"
+#include "slots/slot.h"
+#include "io/txn.h"
 
 struct file_change {
 	const char *path;    /* inside the root */

@@ -1,12 +1,12 @@
 /* policy-set.c - the set command's editor of mode= in a policy file's
  * text (policy_set_mode_text, see policy.h): the value replaced in place,
  * or the line added to [policy], everything else kept as it was. */
-#include "policy.h"
+#include "facts/policy.h"
 
 #include <stddef.h>
 
-#include "policy-int.h"
-#include "util.h"
+#include "facts/policy-int.h"
+#include "lib/util.h"
 
 /* ---- editing mode= for the set command ------------------------------- */
 

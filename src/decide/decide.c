@@ -1,10 +1,10 @@
 /* decide.c - the decision for one kernel, see decide.h. Pure. */
-#include "decide.h"
+#include "decide/decide.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cmdline.h"
+#include "lib/cmdline.h"
 
 #define TOK_DISABLE "cgroup_disable=memory"
 #define TOK_ENABLE "cgroup_enable=memory"

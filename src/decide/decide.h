@@ -4,11 +4,11 @@
 
 #include <stdbool.h>
 
-#include "kconfig.h"
-#include "kernels.h"
-#include "policy.h"
-#include "probe.h"
-#include "util.h"
+#include "facts/kconfig.h"
+#include "facts/kernels.h"
+#include "facts/policy.h"
+#include "facts/probe.h"
+#include "lib/util.h"
 
 enum memcg_state { STATE_OFF = 0, STATE_ON = 1 };
 

@@ -1,13 +1,13 @@
 /* context.c - on-demand loading of what the commands share */
-#include "context.h"
+#include "facts/context.h"
 
 #include <getopt.h>
 #include <stdio.h>
 #include <unistd.h>
 
 
-#include "diag.h"
-#include "util.h"
+#include "lib/diag.h"
+#include "lib/util.h"
 
 int context_load_policy(struct context *ctx)
 {

@@ -4,10 +4,10 @@
 
 #include <stdbool.h>
 
-#include "kernels.h"
-#include "policy.h"
-#include "probe.h"
-#include "rootfs.h"
+#include "facts/kernels.h"
+#include "facts/policy.h"
+#include "facts/probe.h"
+#include "io/rootfs.h"
 
 struct context {
 	/* global options */

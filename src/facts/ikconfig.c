@@ -6,8 +6,8 @@
  * the magic bytes of each format, as scripts/extract-ikconfig does. The
  * payload is inflated as a stream and the inflation stops at the end of
  * the block: the rest of the kernel is never produced. */
-#include "ikconfig.h"
-#include "util.h"
+#include "facts/ikconfig.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <stdint.h>

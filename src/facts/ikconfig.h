@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "decompress.h"
+#include "io/decompress.h"
 
 struct ikconfig {
 	char *text;              /* the config, NUL-terminated */

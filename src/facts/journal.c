@@ -12,19 +12,19 @@
  * same journal always serializes to the same bytes. Unknown keys are
  * ignored (a later version may add some); a missing or wrong-typed known
  * key, a duplicate path or another version makes the journal corrupt. */
-#include "journal.h"
+#include "facts/journal.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include "jsonc.h"
+#include "io/jsonc.h"
 #include <stdio.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "diag.h"
-#include "slot.h"
+#include "lib/diag.h"
+#include "slots/slot.h"
 
 #define JOURNAL_VERSION 1
 #define LOCK_DIR "/run"

@@ -16,8 +16,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "rootfs.h"
-#include "util.h"
+#include "io/rootfs.h"
+#include "lib/util.h"
 
 #define JOURNAL_PATH "/var/lib/memcg-policy/journal.json"
 

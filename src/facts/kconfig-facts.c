@@ -3,9 +3,9 @@
  * default, whether memcg is built, the built-in command line; and the
  * release strings (Raspberry Pi kernels, major.minor, dpkg's order).
  * Pure (see kconfig.h). */
-#include "kconfig.h"
-#include "kconfig-int.h"
-#include "util.h"
+#include "facts/kconfig.h"
+#include "facts/kconfig-int.h"
+#include "lib/util.h"
 
 #include <ctype.h>
 

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "kconfig.h"
+#include "facts/kconfig.h"
 
 /* The symbols the facts are made of, without the CONFIG_ prefix. */
 enum sym {

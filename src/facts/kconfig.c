@@ -1,10 +1,10 @@
 /* kconfig.c - a kernel's .config turned into the facts of DESIGN section 1.
  * Pure: works on buffers only (see kconfig.h). Here: gzip and the line
  * parser; what the parsed symbols mean is in kconfig-facts.c. */
-#include "kconfig.h"
-#include "kconfig-int.h"
-#include "decompress.h"
-#include "util.h"
+#include "facts/kconfig.h"
+#include "facts/kconfig-int.h"
+#include "io/decompress.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <stdint.h>

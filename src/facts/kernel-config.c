@@ -2,11 +2,11 @@
  * config files of DESIGN section 3, else the IKCONFIG block of the kernel
  * image or of configs.ko (ikconfig.h), else the policy's [kernel GLOB]
  * default=. Every file is opened through rootfs.h. */
-#include "diag.h"
-#include "kernels.h"
-#include "ikconfig.h"
-#include "policy.h"
-#include "util.h"
+#include "lib/diag.h"
+#include "facts/kernels.h"
+#include "facts/ikconfig.h"
+#include "facts/policy.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

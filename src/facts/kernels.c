@@ -15,9 +15,9 @@
  * distribution kernel's (120,000 lines, 5 MB) takes about 20 ms, ten times
  * inflating /proc/config.gz. It is read once, for the running kernel only,
  * and the reading stops at the first module symbol. */
-#include "kernels.h"
-#include "diag.h"
-#include "util.h"
+#include "facts/kernels.h"
+#include "lib/diag.h"
+#include "lib/util.h"
 
 #include <ctype.h>
 #include <dlfcn.h>

@@ -5,8 +5,8 @@
 
 #include <stdbool.h>
 
-#include "kconfig.h"
-#include "rootfs.h"
+#include "facts/kconfig.h"
+#include "io/rootfs.h"
 
 struct kernel {
 	char *version;

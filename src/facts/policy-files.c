@@ -3,7 +3,7 @@
  * search path inside the root or --config, owner and mode of every file and
  * of every directory on the way, and the files read in order, later ones
  * winning (policy-ini.c merges each). */
-#include "policy.h"
+#include "facts/policy.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "diag.h"
-#include "util.h"
+#include "lib/diag.h"
+#include "lib/util.h"
 
 /* ---- files ----------------------------------------------------------- */
 

@@ -12,14 +12,14 @@
  *
  * Each file is parsed twice: once to check it, then, only when it is valid,
  * once to merge it into the policy, so that a bad file changes nothing. */
-#include "policy.h"
+#include "facts/policy.h"
 
 #include <ini.h>
 #include <stdio.h>
 
-#include "diag.h"
-#include "policy-int.h"
-#include "util.h"
+#include "lib/diag.h"
+#include "facts/policy-int.h"
+#include "lib/util.h"
 
 /* The longest line: 200 bytes counting its line break (199 characters),
  * as many as fit in inih's buffer (INI_MAX_LINE 200, with the NUL). */

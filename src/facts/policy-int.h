@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "policy.h"
-#include "util.h"
+#include "facts/policy.h"
+#include "lib/util.h"
 
 /* ---- names and values (policy.c) ---- */
 

@@ -3,15 +3,15 @@
  * parsing and storing of one value. Reading a file: policy-ini.c; finding,
  * checking and merging the files: policy-files.c; set's editor of mode=:
  * policy-set.c. */
-#include "policy.h"
+#include "facts/policy.h"
 
 #include <ctype.h>
 #include <fnmatch.h>
 #include <stddef.h>
 
-#include "kconfig.h"
-#include "policy-int.h"
-#include "util.h"
+#include "facts/kconfig.h"
+#include "facts/policy-int.h"
+#include "lib/util.h"
 
 static const char *const default_needs_memcg[] = {
 	"dockerd", "containerd", "podman", "crio", "kubelet", "k3s", "lxd", "incusd",

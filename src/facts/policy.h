@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "rootfs.h"
+#include "io/rootfs.h"
 
 enum policy_mode { MODE_UNSET = 0, MODE_ON, MODE_OFF, MODE_AUTO };
 enum policy_otherwise { OTHERWISE_KEEP, OTHERWISE_KERNEL, OTHERWISE_ON, OTHERWISE_OFF };

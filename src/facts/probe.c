@@ -1,11 +1,11 @@
 /* probe.c - system facts, see probe.h */
-#include "probe.h"
+#include "facts/probe.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 const char *run_state_name(enum run_state s)
 {

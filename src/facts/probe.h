@@ -6,9 +6,9 @@
 
 #include <stdbool.h>
 
-#include "policy.h"
-#include "rootfs.h"
-#include "util.h"
+#include "facts/policy.h"
+#include "io/rootfs.h"
+#include "lib/util.h"
 
 enum run_state { RUN_UNKNOWN, RUN_ON, RUN_OFF, RUN_NOT_BUILT };
 

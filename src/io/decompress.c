@@ -3,9 +3,9 @@
  * in chunks of at most CHUNK bytes and stops at the end of its stream: a
  * kernel's payload is followed by other bytes (the 4-byte size the kernel's
  * build appends, the rest of a zImage). */
-#include "decompress.h"
-#include "dynlib.h"
-#include "util.h"
+#include "io/decompress.h"
+#include "io/dynlib.h"
+#include "lib/util.h"
 
 #include <bzlib.h>
 #include <dlfcn.h>

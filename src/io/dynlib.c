@@ -1,6 +1,6 @@
 /* dynlib.c - libraries loaded on first use, see dynlib.h */
-#include "dynlib.h"
-#include "util.h"
+#include "io/dynlib.h"
+#include "lib/util.h"
 
 #include <dlfcn.h>
 

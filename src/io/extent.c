@@ -1,5 +1,5 @@
 /* extent.c - see extent.h. */
-#include "extent.h"
+#include "io/extent.h"
 
 #include <linux/fiemap.h>
 #include <linux/fs.h>

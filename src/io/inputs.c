@@ -1,7 +1,7 @@
 /* inputs.c - the paths an evaluation looked at, see inputs.h */
-#include "inputs.h"
-#include "readcache.h"
-#include "util.h"
+#include "io/inputs.h"
+#include "io/readcache.h"
+#include "lib/util.h"
 
 #include <linux/magic.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* jsonc.c - json-c loaded on first use, see jsonc.h */
-#include "jsonc.h"
-#include "dynlib.h"
-#include "util.h"
+#include "io/jsonc.h"
+#include "io/dynlib.h"
+#include "lib/util.h"
 
 #include <stdio.h>
 

@@ -1,6 +1,6 @@
 /* readcache.c - bytes already read, kept by file identity, see readcache.h */
-#include "readcache.h"
-#include "util.h"
+#include "io/readcache.h"
+#include "lib/util.h"
 
 #include <linux/magic.h>
 #include <stdint.h>

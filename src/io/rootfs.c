@@ -1,8 +1,8 @@
 /* rootfs.c - root-confined file access, see rootfs.h */
-#include "rootfs.h"
-#include "inputs.h"
-#include "readcache.h"
-#include "util.h"
+#include "io/rootfs.h"
+#include "io/inputs.h"
+#include "io/readcache.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

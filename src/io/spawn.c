@@ -7,9 +7,9 @@
  * rule). A failed exec is told to the parent through a
  * close-on-exec pipe, so that "could not start" (-errno) is not confused
  * with a program that exits 127. */
-#include "spawn.h"
-#include "diag.h"
-#include "util.h"
+#include "io/spawn.h"
+#include "lib/diag.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,7 +2,7 @@
  * txn.c): a path split into directory and name, each directory opened once
  * per commit (O_RDONLY, for fsync), missing parents of a new file created
  * and recorded for rollback. */
-#include "txn-int.h"
+#include "io/txn-int.h"
 
 #include <errno.h>
 #include <fcntl.h>

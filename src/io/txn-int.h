@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "txn.h"
+#include "io/txn.h"
 
 struct txn_dir {
 	char *path;   /* inside the root, as opened */

@@ -4,7 +4,7 @@
  * owner and mode (vfat and exfat keep none); and the leftovers of a killed
  * run removed before a directory is written, except one that shares its
  * data with another file there (FAT). */
-#include "txn-int.h"
+#include "io/txn-int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,8 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "diag.h"
-#include "extent.h"
+#include "lib/diag.h"
+#include "io/extent.h"
 
 #ifndef EXFAT_SUPER_MAGIC
 #define EXFAT_SUPER_MAGIC 0x2011BAB0

@@ -22,7 +22,7 @@
  *
  * The directories are in txn-dir.c; the temp files (creation, owner and
  * mode, leftovers of a killed run) in txn-tmp.c. */
-#include "txn.h"
+#include "io/txn.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -33,9 +33,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "diag.h"
-#include "readcache.h"
-#include "txn-int.h"
+#include "lib/diag.h"
+#include "io/readcache.h"
+#include "io/txn-int.h"
 
 #define MAX_SYMLINKS 40
 

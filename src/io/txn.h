@@ -55,9 +55,9 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "rootfs.h"
-#include "util.h"
-#include "xattr.h"
+#include "io/rootfs.h"
+#include "lib/util.h"
+#include "io/xattr.h"
 
 struct txn_dir; /* private to txn*.c (txn-int.h): a directory descriptor shared by the files in it */
 

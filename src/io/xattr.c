@@ -1,11 +1,11 @@
 /* xattr.c - see xattr.h. */
-#include "xattr.h"
+#include "io/xattr.h"
 
 #include <errno.h>
 #include <string.h>
 #include <sys/xattr.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 #define XATTR_LIST_MAX_BYTES (64u << 10)
 

@@ -5,7 +5,7 @@
  * Everything works on byte ranges of the borrowed line: the text is never
  * rewritten in place, so an edit can keep every byte it does not mean to
  * touch. */
-#include "cmdline.h"
+#include "lib/cmdline.h"
 
 #include <stdint.h>
 #include <string.h>

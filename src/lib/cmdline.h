@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 struct cmdline_token {
 	size_t start; /* byte offset of the token in the line */

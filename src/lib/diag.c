@@ -1,5 +1,5 @@
 /* diag.c - the list of diagnostics, see diag.h. */
-#include "diag.h"
+#include "lib/diag.h"
 
 #include <ctype.h>
 #include <errno.h>

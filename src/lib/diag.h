@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 enum diag_level { DIAG_ERROR, DIAG_WARNING };
 

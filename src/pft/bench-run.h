@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 #define BENCH_RUN_HEADER "memcg-policy-bench 1"
 

@@ -1,6 +1,6 @@
 /* bench-pft.c - see bench-pft.h */
-#include "bench-pft.h"
-#include "util.h"
+#include "pft/bench-pft.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <stdbool.h>

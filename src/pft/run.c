@@ -1,6 +1,6 @@
 /* bench-run.c - see bench-run.h */
-#include "bench-run.h"
-#include "diag.h"
+#include "pft/bench-run.h"
+#include "lib/diag.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,13 +1,13 @@
 /* plan.c - decisions for every kernel and the plan for every slot, see
  * plan.h: gather (all the reading, through the context), then decide and
  * plan (pure: nothing read, nothing written, the slots left as found). */
-#include "plan.h"
+#include "plan/plan.h"
 
-#include "cmdline.h"
-#include "diag.h"
-#include "grub.h"
-#include "slots.h"
-#include "util.h"
+#include "lib/cmdline.h"
+#include "lib/diag.h"
+#include "slots/grub/grub.h"
+#include "slots/slots.h"
+#include "lib/util.h"
 
 const struct kernel_decision *evaluation_find(const struct evaluation *ev, const char *release)
 {

@@ -5,9 +5,9 @@
 
 #include <stdbool.h>
 
-#include "context.h"
-#include "decide.h"
-#include "slot.h"
+#include "facts/context.h"
+#include "decide/decide.h"
+#include "slots/slot.h"
 
 
 

@@ -12,13 +12,13 @@
  * the machine id. A copy gets the same token-level undo as the file it
  * came from; an entry with the tool's tokens whose options are anything
  * else is the admin's and is left as it is, with a warning. */
-#include "diag.h"
-#include "revert.h"
+#include "lib/diag.h"
+#include "plan/revert.h"
 
-#include "cmdline.h"
-#include "slot.h"
-#include "slots.h"
-#include "util.h"
+#include "lib/cmdline.h"
+#include "slots/slot.h"
+#include "slots/slots.h"
+#include "lib/util.h"
 
 
 /* The line the tool last wrote to /etc/kernel/cmdline, as kernel-install

@@ -1,6 +1,6 @@
 /* revert-plan.c - revert's plan from the journal's records, see revert.h. */
-#include "revert.h"
-#include "diag.h"
+#include "plan/revert.h"
+#include "lib/diag.h"
 
 static struct revert_item *item_new(struct revert_plan *p, const char *path, enum slot_kind k)
 {

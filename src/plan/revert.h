@@ -7,9 +7,9 @@
 
 #include <stdbool.h>
 
-#include "journal.h"
-#include "slot.h"
-#include "slots.h"
+#include "facts/journal.h"
+#include "slots/slot.h"
+#include "slots/slots.h"
 
 /* One file revert changes. */
 struct revert_item {

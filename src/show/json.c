@@ -1,15 +1,15 @@
 /* report-json.c - the --json output, see report.h. */
-#include "report.h"
+#include "show/report.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
 
-#include "jsonc.h"
+#include "io/jsonc.h"
 
-#include "diag.h"
-#include "util.h"
+#include "lib/diag.h"
+#include "lib/util.h"
 
 static FILE *json_out;      /* the real stdout, with --json */
 static bool emitted;        /* the one object is out */

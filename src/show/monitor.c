@@ -1,14 +1,14 @@
 /* monitor.c - check --monitoring and --prometheus, see monitor.h. */
-#include "monitor.h"
+#include "show/monitor.h"
 
 #include <errno.h>
 #include <stdio.h>
 
-#include "diag.h"
-#include "report.h"
-#include "rootfs.h"
-#include "txn.h"
-#include "util.h"
+#include "lib/diag.h"
+#include "show/report.h"
+#include "io/rootfs.h"
+#include "io/txn.h"
+#include "lib/util.h"
 
 enum plugin_status plugin_status_of(int check_exit)
 {

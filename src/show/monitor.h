@@ -4,8 +4,8 @@
  * atomically. */
 #pragma once
 
-#include "context.h"
-#include "plan.h"
+#include "facts/context.h"
+#include "plan/plan.h"
 
 enum plugin_status { PLUGIN_OK = 0, PLUGIN_WARNING = 1, PLUGIN_CRITICAL = 2, PLUGIN_UNKNOWN = 3 };
 

@@ -12,9 +12,9 @@
 
 #include <stdbool.h>
 
-#include "context.h"
-#include "decide.h"
-#include "plan.h"
+#include "facts/context.h"
+#include "decide/decide.h"
+#include "plan/plan.h"
 
 struct json_object;
 

@@ -7,9 +7,9 @@
  * options line (or to the first one holding a bare "--", before it),
  * unless the joined line already has them. Every other byte of the file
  * stays as it was. */
-#include "cmdline.h"
-#include "diag.h"
-#include "slot-kinds.h"
+#include "lib/cmdline.h"
+#include "lib/diag.h"
+#include "slots/slot-kinds.h"
 
 #include <ctype.h>
 #include <errno.h>

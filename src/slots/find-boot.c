@@ -1,7 +1,7 @@
 /* find-boot.c - $BOOT: the ESP and XBOOTLDR, verified as bootctl does,
  * see find-boot.h */
-#include "find-boot.h"
-#include "dynlib.h"
+#include "slots/find-boot.h"
+#include "io/dynlib.h"
 
 #include <blkid.h>
 #include <errno.h>

@@ -16,8 +16,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "rootfs.h"
-#include "util.h"
+#include "io/rootfs.h"
+#include "lib/util.h"
 
 enum boot_role {
 	BOOT_ESP,      /* verified EFI System Partition */

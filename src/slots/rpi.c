@@ -10,8 +10,8 @@
  * reads, so that the next boot has it without waiting for that update.
  * Both get the same tokens at their end, so the hook's next cmdline.txt
  * is the one the tool wrote. */
-#include "diag.h"
-#include "slot-kinds.h"
+#include "lib/diag.h"
+#include "slots/slot-kinds.h"
 
 #include <stdio.h>
 

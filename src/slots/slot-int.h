@@ -5,9 +5,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "policy.h"
-#include "rootfs.h"
-#include "slot.h"
+#include "facts/policy.h"
+#include "io/rootfs.h"
+#include "slots/slot.h"
 
 /* Longest line accepted in a boot file. */
 #define MAX_BOOT_LINE (64u << 10)

@@ -6,12 +6,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "decide.h"
-#include "find-boot.h"
-#include "policy.h"
-#include "rootfs.h"
-#include "slot-int.h"
-#include "slot.h"
+#include "decide/decide.h"
+#include "slots/find-boot.h"
+#include "facts/policy.h"
+#include "io/rootfs.h"
+#include "slots/slot-int.h"
+#include "slots/slot.h"
 
 /* BLS entries and UKIs of every boot directory. */
 int bls_slots_find(const struct root *r, const struct policy *p, const struct boot_dirs *b, struct slot_list *l);

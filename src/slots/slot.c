@@ -1,10 +1,10 @@
 /* slot.c - finding the slots of a root and dispatching their edits by
  * kind, see slot.h. The kinds live in slot-bls.c, slot-kcmdline.c,
  * slot-rpi.c and (GRUB) slot-grub.c. */
-#include "slot.h"
-#include "cmdline.h"
-#include "diag.h"
-#include "slot-int.h"
+#include "slots/slot.h"
+#include "lib/cmdline.h"
+#include "lib/diag.h"
+#include "slots/slot-int.h"
 
 #include <errno.h>
 #include <stdio.h>

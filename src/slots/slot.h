@@ -6,10 +6,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "decide.h"
-#include "policy.h"
-#include "rootfs.h"
-#include "util.h"
+#include "decide/decide.h"
+#include "facts/policy.h"
+#include "io/rootfs.h"
+#include "lib/util.h"
 
 /* The fixed paths a slot kind can have, inside the root (slot.c's table
  * maps each to its kind; a BLS entry is any NAME.conf in an entries

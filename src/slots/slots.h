@@ -6,10 +6,10 @@
 
 #include <stddef.h>
 
-#include "decide.h"
-#include "policy.h"
-#include "rootfs.h"
-#include "slot.h"
+#include "decide/decide.h"
+#include "facts/policy.h"
+#include "io/rootfs.h"
+#include "slots/slot.h"
 
 /* Finds every slot in the root, reading each one's content. default_kernel
  * is the release global slots belong to (for entries without a version).

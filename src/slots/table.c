@@ -1,11 +1,11 @@
 /* slots.c - the table of slot kinds, see slots.h. */
-#include "slots.h"
-#include "cmdline.h"
-#include "find-boot.h"
-#include "grub.h"
-#include "journal.h"
-#include "slot-int.h"
-#include "slot-kinds.h"
+#include "slots/slots.h"
+#include "lib/cmdline.h"
+#include "slots/find-boot.h"
+#include "slots/grub/grub.h"
+#include "facts/journal.h"
+#include "slots/slot-int.h"
+#include "slots/slot-kinds.h"
 
 #include <string.h>
 

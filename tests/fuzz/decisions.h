@@ -3,7 +3,7 @@
  * and accounting it can give. */
 #pragma once
 
-#include "util.h"
+#include "lib/util.h"
 
 struct fuzz_decision {
 	const char *name;

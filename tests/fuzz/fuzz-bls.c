@@ -16,8 +16,8 @@
 #include "fuzz.h"
 #include "decisions.h"
 
-#include "cmdline.h"
-#include "slot-kinds.h"
+#include "lib/cmdline.h"
+#include "slots/slot-kinds.h"
 
 static bool is_options_line(const char *l, size_t n)
 {

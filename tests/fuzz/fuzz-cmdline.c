@@ -17,8 +17,8 @@
 #include "fuzz.h"
 #include "decisions.h"
 
-#include "cmdline.h"
-#include "slot-kinds.h"
+#include "lib/cmdline.h"
+#include "slots/slot-kinds.h"
 
 static bool cl_space(unsigned char c)
 {

@@ -12,9 +12,9 @@
 #include "fuzz.h"
 #include "decisions.h"
 
-#include "cmdline.h"
-#include "grub.h"
-#include "slots.h"
+#include "lib/cmdline.h"
+#include "slots/grub/grub.h"
+#include "slots/slots.h"
 
 #define MARK "# added by memcg-policy"
 

@@ -17,9 +17,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "grub.h"
-#include "slots.h"
-#include "slot-kinds.h"
+#include "slots/grub/grub.h"
+#include "slots/slots.h"
+#include "slots/slot-kinds.h"
 
 static char rootdir[] = "/tmp/fuzz-grub-root.XXXXXX";
 static struct root root;

@@ -17,7 +17,7 @@
 #include <errno.h>
 #include <zlib.h>
 
-#include "ikconfig.h"
+#include "facts/ikconfig.h"
 
 #define MAX_OUT ((size_t)4 << 20)
 

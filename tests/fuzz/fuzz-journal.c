@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "journal.h"
+#include "facts/journal.h"
 
 static char rootdir[] = "/tmp/fuzz-journal.XXXXXX";
 static char *path;

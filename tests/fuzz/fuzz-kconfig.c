@@ -15,7 +15,7 @@
 #include <errno.h>
 #include <zlib.h>
 
-#include "kconfig.h"
+#include "facts/kconfig.h"
 #include "kconfig-ref.h"
 
 #define MAX_TEXT (1u << 20)

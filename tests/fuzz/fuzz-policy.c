@@ -11,7 +11,7 @@
  *     that mode in [policy], and setting it again changes nothing. */
 #include "fuzz.h"
 
-#include "policy.h"
+#include "facts/policy.h"
 
 #define NAME "fuzz.conf"
 

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
-#include "util.h"
+#include "lib/diag.h"
+#include "lib/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -13,7 +13,7 @@
 #include <ctype.h>
 #include <errno.h>
 
-#include "kconfig-int.h"
+#include "facts/kconfig-int.h"
 
 static const char *const ref_names[SYM_COUNT] = {
 	[SYM_CGROUPS] = "CGROUPS", [SYM_MEMCG] = "MEMCG", [SYM_CGROUP_MEM_RES_CTLR] = "CGROUP_MEM_RES_CTLR",

@@ -1,7 +1,7 @@
 /* test-cmdline.c - splitting and editing kernel command lines. */
 #include <stdint.h>
 
-#include "cmdline.h"
+#include "lib/cmdline.h"
 #include "test.h"
 
 /* NULL-terminated list of literals to a strv. */

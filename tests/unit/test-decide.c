@@ -4,7 +4,7 @@
  * and to remove, keep, and the warnings that must (or must not) appear. */
 #include <stdlib.h>
 
-#include "decide.h"
+#include "decide/decide.h"
 #include "test.h"
 
 /* The kernel kinds of DESIGN section 1, as decide() sees them. */

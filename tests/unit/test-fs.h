@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "diag.h"
-#include "rootfs.h"
-#include "util.h"
+#include "lib/diag.h"
+#include "io/rootfs.h"
+#include "lib/util.h"
 
 /* A new directory /tmp/NAME.XXXXXX (aborts if it cannot be made). */
 static inline char *test_mkdtemp(const char *name)

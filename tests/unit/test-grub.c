@@ -9,11 +9,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "grub.h"
-#include "slots.h"
-#include "policy.h"
-#include "rootfs.h"
-#include "spawn.h"
+#include "slots/grub/grub.h"
+#include "slots/slots.h"
+#include "facts/policy.h"
+#include "io/rootfs.h"
+#include "io/spawn.h"
 #include "test.h"
 
 /* ---- helpers ---- */

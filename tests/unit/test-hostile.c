@@ -3,8 +3,8 @@
  * concurrency.sh, badinput.sh) found: one TEST per bug, named after it. */
 #include "test.h"
 
-#include "cmdline.h"
-#include "slot-kinds.h"
+#include "lib/cmdline.h"
+#include "slots/slot-kinds.h"
 #include "test-fs.h"
 
 #include <errno.h>

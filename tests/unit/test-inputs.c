@@ -8,8 +8,8 @@
 #include <linux/magic.h>
 #include <time.h>
 
-#include "inputs.h"
-#include "readcache.h"
+#include "io/inputs.h"
+#include "io/readcache.h"
 
 static void put(const char *root, const char *rel, const char *text)
 {

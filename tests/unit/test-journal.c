@@ -1,10 +1,10 @@
 /* test-journal.c - the journal (journal.c): load of a missing journal,
  * exact round trip of odd contents, the token bookkeeping of
  * journal_record, corrupt journals, and the lock between two processes. */
-#include "journal.h"
-#include "rootfs.h"
-#include "slot.h"
-#include "util.h"
+#include "facts/journal.h"
+#include "io/rootfs.h"
+#include "slots/slot.h"
+#include "lib/util.h"
 #include "test.h"
 #include "test-fs.h"
 

@@ -1,10 +1,10 @@
 /* test-kconfig.c - kernel config parsing (kconfig.c) and the kernels of a
  * root (kernels.c): facts of every fixture config, gzip, bad input,
  * release names and order, and kernels_load on fixture roots. */
-#include "kconfig.h"
-#include "kernels.h"
-#include "rootfs.h"
-#include "util.h"
+#include "facts/kconfig.h"
+#include "facts/kernels.h"
+#include "io/rootfs.h"
+#include "lib/util.h"
 #include "test.h"
 #include "test-fs.h"
 #include "../fuzz/kconfig-ref.h"

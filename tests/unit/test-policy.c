@@ -6,12 +6,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "diag.h"
-#include "kconfig.h"
-#include "policy.h"
+#include "lib/diag.h"
+#include "facts/kconfig.h"
+#include "facts/policy.h"
 #include "test.h"
 #include "test-fs.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* ---- helpers --------------------------------------------------------- */
 

@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
-#include "grub.h"
-#include "journal.h"
-#include "revert.h"
-#include "slot.h"
-#include "slots.h"
+#include "lib/diag.h"
+#include "slots/grub/grub.h"
+#include "facts/journal.h"
+#include "plan/revert.h"
+#include "slots/slot.h"
+#include "slots/slots.h"
 #include "test.h"
 
 static struct journal_entry entry(const char *path, const char *original, const char *written, const char *added,

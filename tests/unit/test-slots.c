@@ -7,10 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "grub.h"
-#include "slot-kinds.h"
-#include "slot.h"
-#include "slots.h"
+#include "slots/grub/grub.h"
+#include "slots/slot-kinds.h"
+#include "slots/slot.h"
+#include "slots/slots.h"
 #include "test.h"
 
 #define FED_MID "6a9857a393724b7a981ebb5b8495b9ea"

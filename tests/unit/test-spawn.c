@@ -3,8 +3,8 @@
  * passed in order (also when they overlap their new numbers) and nothing
  * else inherited, stdin from /dev/null, chroot (with busybox-static where
  * it is installed), and print_unified_diff's exact output. */
-#include "spawn.h"
-#include "util.h"
+#include "io/spawn.h"
+#include "lib/util.h"
 #include "test.h"
 
 #include <errno.h>

@@ -6,10 +6,10 @@
  * read-only file system (a read-only bind mount in a private mount
  * namespace: the tests run as root, so permission bits would not stop
  * anything). */
-#include "rootfs.h"
-#include "txn.h"
-#include "txn-int.h"
-#include "util.h"
+#include "io/rootfs.h"
+#include "io/txn.h"
+#include "io/txn-int.h"
+#include "lib/util.h"
 #include "test.h"
 #include "test-fs.h"
 

@@ -7,9 +7,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "grub.h"
-#include "rootfs.h"
-#include "util.h"
+#include "slots/grub/grub.h"
+#include "io/rootfs.h"
+#include "lib/util.h"
 
 #define GRUB_MARK "# added by memcg-policy"
 #define GRUB_DROPIN_NAME "99-memcg-policy.cfg"

@@ -7,10 +7,10 @@
 
 #include <stdbool.h>
 
-#include "decide.h"
-#include "policy.h"
-#include "rootfs.h"
-#include "slot.h"
+#include "decide/decide.h"
+#include "facts/policy.h"
+#include "io/rootfs.h"
+#include "slots/slot.h"
 
 /* Appends the GRUB slots of the root to l (none where there is no GRUB). */
 int grub_slots_find(const struct root *r, const struct policy *p, struct slot_list *l);

@@ -1,7 +1,7 @@
 /* grubenv.c - GRUB's environment block (grub.h). Pure. */
 #include <errno.h>
 
-#include "grub.h"
+#include "slots/grub/grub.h"
 
 char *grubenv_get(const char *text, size_t len, const char *name)
 {

@@ -18,9 +18,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "diag.h"
-#include "grub-int.h"
-#include "spawn.h"
+#include "lib/diag.h"
+#include "slots/grub/grub-int.h"
+#include "io/spawn.h"
 
 enum step { STEP_UNSHARE, STEP_PRIVATE, STEP_DEV, STEP_PROC, STEP_SYS, STEP_CHROOT, STEP_TOOL, STEP_INTERP, STEP_N };
 

@@ -3,8 +3,8 @@
  * decision (grub.h). Pure. */
 #include <stdio.h>
 
-#include "cmdline.h"
-#include "grub-int.h"
+#include "lib/cmdline.h"
+#include "slots/grub/grub-int.h"
 
 void grub_split_words(const char *s, size_t len, struct strv *words)
 {

@@ -8,9 +8,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "diag.h"
-#include "grub-int.h"
-#include "spawn.h"
+#include "lib/diag.h"
+#include "slots/grub/grub-int.h"
+#include "io/spawn.h"
 
 int grub_decision(const struct kernel_decision *kd, size_t n, const struct kernel_decision *def,
 		  const struct slot_list *l, struct decision *out)

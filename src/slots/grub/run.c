@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "diag.h"
-#include "grub-int.h"
-#include "spawn.h"
+#include "lib/diag.h"
+#include "slots/grub/grub-int.h"
+#include "io/spawn.h"
 
 static const char *const bin_dirs[] = { "/usr/sbin", "/usr/bin", "/sbin", "/bin", "/usr/local/sbin", "/usr/local/bin" };
 const char *const grub_menus[2] = { "/boot/grub/grub.cfg", "/boot/grub2/grub.cfg" };

@@ -4,8 +4,8 @@
  * GRUB_CMDLINE_LINUX_DEFAULT. Pure. */
 #include <stdio.h>
 
-#include "cmdline.h"
-#include "grub-int.h"
+#include "lib/cmdline.h"
+#include "slots/grub/grub-int.h"
 
 #define TOKENS_HEADER                                                                                   \
 	"# memcg-policy: the arguments the GRUB drop-in sets on the kernel command line.\n"                \
