@@ -7,8 +7,8 @@
 
 #include "io/jsonc.h"
 
-#include "pft/bench-run.h"
-#include "cmd/cmd-bench-int.h"
+#include "pft/run.h"
+#include "cmd/bench-int.h"
 #include "show/report.h"
 #include "facts/context.h"
 #include "lib/diag.h"

@@ -14,9 +14,9 @@
 
 #include "io/jsonc.h"
 
-#include "pft/bench-pft.h"
-#include "pft/bench-run.h"
-#include "cmd/cmd-bench-int.h"
+#include "pft/pft.h"
+#include "pft/run.h"
+#include "cmd/bench-int.h"
 #include "show/report.h"
 #include "facts/context.h"
 #include "lib/diag.h"

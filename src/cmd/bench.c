@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "cmd/commands.h"
-#include "cmd/cmd-bench-int.h"
+#include "cmd/bench-int.h"
 #include "facts/context.h"
 #include "lib/util.h"
 

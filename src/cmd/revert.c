@@ -23,7 +23,7 @@
 #include "plan/plan.h"
 #include "show/report.h"
 #include "plan/revert.h"
-#include "slots/slots.h"
+#include "slots/table.h"
 #include "io/spawn.h"
 #include "io/txn.h"
 #include "lib/util.h"

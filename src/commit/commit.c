@@ -2,7 +2,7 @@
 #include "commit/commit.h"
 #include "slots/grub/grub.h"
 #include "facts/journal.h"
-#include "slots/slots.h"
+#include "slots/table.h"
 
 int commit_changes(const struct root *r, const struct file_change *changes, size_t n, const char *journal_text,
 		   size_t journal_len, enum txn_order when)

@@ -1,5 +1,5 @@
 /* bench-pft.c - see bench-pft.h */
-#include "pft/bench-pft.h"
+#include "pft/pft.h"
 #include "lib/util.h"
 
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* bench-run.c - see bench-run.h */
-#include "pft/bench-run.h"
+#include "pft/run.h"
 #include "lib/diag.h"
 
 #include <ctype.h>

@@ -6,7 +6,7 @@
 #include "lib/cmdline.h"
 #include "lib/diag.h"
 #include "slots/grub/grub.h"
-#include "slots/slots.h"
+#include "slots/table.h"
 #include "lib/util.h"
 
 const struct kernel_decision *evaluation_find(const struct evaluation *ev, const char *release)

@@ -17,7 +17,7 @@
 
 #include "lib/cmdline.h"
 #include "slots/slot.h"
-#include "slots/slots.h"
+#include "slots/table.h"
 #include "lib/util.h"
 
 

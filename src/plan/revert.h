@@ -9,7 +9,7 @@
 
 #include "facts/journal.h"
 #include "slots/slot.h"
-#include "slots/slots.h"
+#include "slots/table.h"
 
 /* One file revert changes. */
 struct revert_item {

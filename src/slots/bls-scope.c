@@ -15,7 +15,7 @@
  * debug entries say "version 6.11.4-301.fc40.x86_64+debug-debug" for the
  * kernel /vmlinuz-6.11.4-301.fc40.x86_64+debug); else the version key,
  * without sdbootutil's snapshot prefix ("15@6.9.3-1-default"). */
-#include "slots/slot-kinds.h"
+#include "slots/kinds.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -9,7 +9,7 @@
  * stays as it was. */
 #include "lib/cmdline.h"
 #include "lib/diag.h"
-#include "slots/slot-kinds.h"
+#include "slots/kinds.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -15,7 +15,7 @@
  * default kernel's entry's options without initrd=, BOOT_IMAGE= and
  * systemd.machine_id=; never empty, and never without the root= that entry
  * had (no such entry: not created). */
-#include "slots/slot-kinds.h"
+#include "slots/kinds.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -11,7 +11,7 @@
  * Both get the same tokens at their end, so the hook's next cmdline.txt
  * is the one the tool wrote. */
 #include "lib/diag.h"
-#include "slots/slot-kinds.h"
+#include "slots/kinds.h"
 
 #include <stdio.h>
 

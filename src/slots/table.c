@@ -1,11 +1,11 @@
 /* slots.c - the table of slot kinds, see slots.h. */
-#include "slots/slots.h"
+#include "slots/table.h"
 #include "lib/cmdline.h"
 #include "slots/find-boot.h"
 #include "slots/grub/grub.h"
 #include "facts/journal.h"
 #include "slots/slot-int.h"
-#include "slots/slot-kinds.h"
+#include "slots/kinds.h"
 
 #include <string.h>
 

@@ -17,7 +17,7 @@
 #include "decisions.h"
 
 #include "lib/cmdline.h"
-#include "slots/slot-kinds.h"
+#include "slots/kinds.h"
 
 static bool is_options_line(const char *l, size_t n)
 {

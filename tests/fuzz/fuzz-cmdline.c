@@ -18,7 +18,7 @@
 #include "decisions.h"
 
 #include "lib/cmdline.h"
-#include "slots/slot-kinds.h"
+#include "slots/kinds.h"
 
 static bool cl_space(unsigned char c)
 {

@@ -11,7 +11,7 @@
 
 #include "lib/cmdline.h"
 #include "slots/grub/grub.h"
-#include "slots/slots.h"
+#include "slots/table.h"
 
 struct lookup {
 	struct decision d;

@@ -14,7 +14,7 @@
 
 #include "lib/cmdline.h"
 #include "slots/grub/grub.h"
-#include "slots/slots.h"
+#include "slots/table.h"
 
 #define MARK "# added by memcg-policy"
 

@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "slots/grub/grub.h"
-#include "slots/slots.h"
-#include "slots/slot-kinds.h"
+#include "slots/table.h"
+#include "slots/kinds.h"
 
 static char rootdir[] = "/tmp/fuzz-grub-root.XXXXXX";
 static struct root root;

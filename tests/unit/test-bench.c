@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "pft/bench-pft.h"
-#include "pft/bench-run.h"
+#include "pft/pft.h"
+#include "pft/run.h"
 #include "test.h"
 
 static bool close_to(double a, double b) { return fabs(a - b) <= 1e-9 * fabs(b); }

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "slots/grub/grub.h"
-#include "slots/slots.h"
+#include "slots/table.h"
 #include "facts/policy.h"
 #include "io/rootfs.h"
 #include "io/spawn.h"

@@ -4,7 +4,7 @@
 #include "test.h"
 
 #include "lib/cmdline.h"
-#include "slots/slot-kinds.h"
+#include "slots/kinds.h"
 #include "test-fs.h"
 
 #include <errno.h>

@@ -10,7 +10,7 @@
 #include "facts/journal.h"
 #include "plan/revert.h"
 #include "slots/slot.h"
-#include "slots/slots.h"
+#include "slots/table.h"
 #include "test.h"
 
 static struct journal_entry entry(const char *path, const char *original, const char *written, const char *added,

@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include "slots/grub/grub.h"
-#include "slots/slot-kinds.h"
+#include "slots/kinds.h"
 #include "slots/slot.h"
-#include "slots/slots.h"
+#include "slots/table.h"
 #include "test.h"
 
 #define FED_MID "6a9857a393724b7a981ebb5b8495b9ea"

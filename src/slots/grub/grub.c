@@ -27,7 +27,7 @@
 
 #include "lib/cmdline.h"
 #include "slots/grub/grub-int.h"
-#include "slots/slot-kinds.h"
+#include "slots/kinds.h"
 #include "io/spawn.h"
 
 /* grub_dropin_text[] and GRUB_DROPIN_LEN: grub.d/99-memcg-policy.cfg,

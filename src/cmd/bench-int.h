@@ -5,7 +5,7 @@
 
 #include "io/jsonc.h"
 
-#include "pft/bench-run.h"
+#include "pft/run.h"
 #include "facts/context.h"
 
 /* CPUs this process may run on (cmd-bench-measure.c). */
