@@ -1,4 +1,4 @@
-/* cmd-apply.c - `apply [--kernel VER] [--dry-run] [--[no-]regenerate] [--hook]`:
+/* cmd/apply.c - `apply [--kernel VER] [--dry-run] [--[no-]regenerate] [--hook]`:
  * make the boot configuration match the decision. The plan is complete
  * before the first write; every changed file and the journal are written in
  * one transaction; GRUB's menu is regenerated once afterwards. */

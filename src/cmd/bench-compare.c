@@ -1,4 +1,4 @@
-/* cmd-bench-compare.c - `memcg-policy bench --compare A B` (cmd-bench.c):
+/* cmd/bench-compare.c - `memcg-policy bench --compare A B` (cmd/bench.c):
  * two saved runs read back, a warning for what makes them not directly
  * comparable, and the two side by side as text or JSON. */
 #include <errno.h>

@@ -1,6 +1,6 @@
-/* cmd-bench-int.h - private to `memcg-policy bench` (cmd-bench.c: options;
- * cmd-bench-measure.c: a run measured, printed and saved;
- * cmd-bench-compare.c: two saved runs loaded and compared). */
+/* cmd/bench-int.h - private to `memcg-policy bench` (cmd/bench.c: options;
+ * cmd/bench-measure.c: a run measured, printed and saved;
+ * cmd/bench-compare.c: two saved runs loaded and compared). */
 #pragma once
 
 #include "io/jsonc.h"
@@ -8,12 +8,12 @@
 #include "pft/run.h"
 #include "facts/context.h"
 
-/* CPUs this process may run on (cmd-bench-measure.c). */
+/* CPUs this process may run on (cmd/bench-measure.c). */
 unsigned cpu_count(void);
 int do_run(const struct context *ctx, const unsigned *threads, unsigned n_threads, unsigned long long size,
 	   unsigned iterations, const char *save);
 
 /* A run's metadata as JSON, with the file it was read from
- * (cmd-bench-compare.c). */
+ * (cmd/bench-compare.c). */
 struct json_object *json_metadata(const struct bench_run *run, const char *file);
 int do_compare(const struct context *ctx, const char *file_a, const char *file_b);

@@ -1,4 +1,4 @@
-/* cmd-bench-measure.c - one run of `memcg-policy bench` (cmd-bench.c): the
+/* cmd/bench-measure.c - one run of `memcg-policy bench` (cmd/bench.c): the
  * machine and kernel it ran on (from /proc and uname), the thread counts
  * measured with a progress line, the results as a table or JSON, and the
  * run saved for --compare (a run that cannot be saved is not started). */

@@ -1,12 +1,12 @@
-/* cmd-bench.c - `memcg-policy bench`: the page-fault microbenchmark of
+/* cmd/bench.c - `memcg-policy bench`: the page-fault microbenchmark of
  * DESIGN section 8 (mmtests' pft), run on this machine, saved, compared.
  *
  * It always measures the running system: with --root it refuses to run
  * (exit 2), since nothing of an image can be measured; --compare only reads
  * the two files it is given and works with or without --root.
  *
- * Here: the options; a run is measured in cmd-bench-measure.c, two saved
- * runs compared in cmd-bench-compare.c. */
+ * Here: the options; a run is measured in cmd/bench-measure.c, two saved
+ * runs compared in cmd/bench-compare.c. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>

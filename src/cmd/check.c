@@ -1,8 +1,8 @@
-/* cmd-check.c - `check [--kernel VER] [--monitoring] [--prometheus FILE]`:
+/* cmd/check.c - `check [--kernel VER] [--monitoring] [--prometheus FILE]`:
  * compare without writing. Exit 0 in sync, 1 drift, 5 in sync but the
  * running kernel still runs otherwise (a reboot is needed); with
  * --monitoring one status line and the monitoring plugin exit codes
- * (monitor.h). */
+ * (show/monitor.h). */
 #include <getopt.h>
 #include <stdio.h>
 #include <time.h>

@@ -1,7 +1,7 @@
-/* commands.h - the command layer: one file per command (src/cmd-NAME.c),
- * dispatched by main.c's table, each working from a context (context.h).
+/* cmd/commands.h - the command layer: one file per command (src/cmd/NAME.c),
+ * dispatched by main.c's table, each working from a context (facts/context.h).
  * Commands call the stages, turn their results into output, and leave the
- * diagnostics the stages recorded (diag.h) for main to print. */
+ * diagnostics the stages recorded (lib/diag.h) for main to print. */
 #pragma once
 
 #include <stdbool.h>

@@ -1,4 +1,4 @@
-/* cmd-decide.c - `decide [--kernel VER] [--explain]`: "on" or "off" alone
+/* cmd/decide.c - `decide [--kernel VER] [--explain]`: "on" or "off" alone
  * on the first line for the default kernel (or VER); --explain adds every
  * rule that led there and the file:line that set it. */
 #include <getopt.h>

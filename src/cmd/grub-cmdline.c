@@ -1,4 +1,4 @@
-/* cmd-grub-cmdline.c - plumbing for the GRUB drop-in:
+/* cmd/grub-cmdline.c - plumbing for the GRUB drop-in:
  *   grub-cmdline [--no-add] [--] LINUX [DEFAULT]
  * prints GRUB_CMDLINE_LINUX (and GRUB_CMDLINE_LINUX_DEFAULT, on a second
  * line) with the tokens the last apply recorded for GRUB (GRUB_TOKENS_PATH)

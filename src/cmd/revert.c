@@ -1,11 +1,11 @@
-/* cmd-revert.c - `revert [--dry-run] [--kernel VER] [--policy]`: takes out every
+/* cmd/revert.c - `revert [--dry-run] [--kernel VER] [--policy]`: takes out every
  * argument the tool wrote and puts back what it removed, from the journal
- * (journal.h): files still as the tool left them get their original bytes
+ * (facts/journal.h): files still as the tool left them get their original bytes
  * back; files changed since get the token-level undo. --kernel limits it to
  * the files of one kernel (the kernel-install plugin's `remove`: the
  * kernel's entries are gone by then, and so are their journal records).
  * Without it, entries written from /etc/kernel/cmdline after the tool
- * edited it lose the tool's tokens too (revert-copies.c).
+ * edited it lose the tool's tokens too (plan/revert-copies.c).
  * It ends saying whether the policy would put the arguments back at the
  * next kernel update; --policy also records mode = auto so that it does
  * not (with otherwise = keep and nothing that needs memcg). */

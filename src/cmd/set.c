@@ -1,4 +1,4 @@
-/* cmd-set.c - `set on|off|auto [--no-apply]`: records mode= in the
+/* cmd/set.c - `set on|off|auto [--no-apply]`: records mode= in the
  * [policy] section of /etc/memcg-policy.conf (or the --config file),
  * keeping its comments and other keys, then applies. */
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* cmd-status.c - `status`: kernels, running state, policy, decision, every
+/* cmd/status.c - `status`: kernels, running state, policy, decision, every
  * slot and whether it is in sync. */
 #include <getopt.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* commit.c - the one commit, see commit.h. */
+/* commit/commit.c - the one commit, see commit/commit.h. */
 #include "commit/commit.h"
 #include "slots/grub/grub.h"
 #include "facts/journal.h"

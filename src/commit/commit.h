@@ -1,6 +1,6 @@
-/* commit.h - the one commit of apply and revert: every change of a plan
+/* commit/commit.h - the one commit of apply and revert: every change of a plan
  * (file replacements, grubenv's kernelopts, deletions) and the journal's
- * record of them, written in one transaction (txn.h) with one rollback.
+ * record of them, written in one transaction (io/txn.h) with one rollback.
  * Regenerating the GRUB menu comes after it (grub_after_commit). */
 #pragma once
 

@@ -1,5 +1,5 @@
-/* policy-set.c - the set command's editor of mode= in a policy file's
- * text (policy_set_mode_text, see policy.h): the value replaced in place,
+/* commit/policy-set.c - the set command's editor of mode= in a policy file's
+ * text (policy_set_mode_text, see facts/policy.h): the value replaced in place,
  * or the line added to [policy], everything else kept as it was. */
 #include "facts/policy.h"
 

@@ -1,4 +1,4 @@
-/* decide.c - the decision for one kernel, see decide.h. Pure. */
+/* decide/decide.c - the decision for one kernel, see decide/decide.h. Pure. */
 #include "decide/decide.h"
 
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* decide.h - the decision for one kernel: a pure function of the policy,
+/* decide/decide.h - the decision for one kernel: a pure function of the policy,
  * the kernel's facts and the system facts (DESIGN section 4). No I/O. */
 #pragma once
 

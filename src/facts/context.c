@@ -1,4 +1,4 @@
-/* context.c - on-demand loading of what the commands share */
+/* facts/context.c - on-demand loading of what the commands share */
 #include "facts/context.h"
 
 #include <getopt.h>

@@ -1,4 +1,4 @@
-/* context.h - what every command gets: the global options and, loaded on
+/* facts/context.h - what every command gets: the global options and, loaded on
  * demand, the root, the policy, the kernels and the system facts. */
 #pragma once
 
@@ -14,7 +14,7 @@ struct context {
 	const char *root_path;   /* --root, NULL on the live system */
 	const char *config_path; /* --config */
 	bool json;
-	int lock_fd;             /* held lock (journal.h lock_take), -1 if none */
+	int lock_fd;             /* held lock (facts/journal.h lock_take), -1 if none */
 
 	struct root root;        /* opened by main before any command */
 	struct policy policy;

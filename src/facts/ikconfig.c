@@ -1,5 +1,5 @@
-/* ikconfig.c - the IKCONFIG block in kernel images and configs.ko
- * (ikconfig.h). kernel/configs.c puts "IKCFG_ST", the gzip-compressed
+/* facts/ikconfig.c - the IKCONFIG block in kernel images and configs.ko
+ * (facts/ikconfig.h). kernel/configs.c puts "IKCFG_ST", the gzip-compressed
  * config and "IKCFG_ED" into the kernel's read-only data; in a compressed
  * image that data is inside the payload, which is found from the image's
  * header where it has one (x86 bzImage's setup header, EFI zboot), else by

@@ -1,4 +1,4 @@
-/* ikconfig.h - the kernel config a kernel carries inside itself
+/* facts/ikconfig.h - the kernel config a kernel carries inside itself
  * (CONFIG_IKCONFIG): the gzip data between the markers "IKCFG_ST" and
  * "IKCFG_ED", found in a kernel image (bzImage, arm/arm64 Image or zImage,
  * EFI zboot, a gzip-packed Image, vmlinux) or in the configs.ko module

@@ -1,5 +1,5 @@
-/* journal.c - what the tool changed (for revert), and the lock; see
- * journal.h. The journal is JSON written and read with json-c:
+/* facts/journal.c - what the tool changed (for revert), and the lock; see
+ * facts/journal.h. The journal is JSON written and read with json-c:
  *
  *   {"version": 1,
  *    "files": [{"path": "/boot/loader/entries/x.conf", "kernel": "6.1.0" | null,

@@ -1,4 +1,4 @@
-/* journal.h - what the tool changed, so that `revert` can undo it:
+/* facts/journal.h - what the tool changed, so that `revert` can undo it:
  * /var/lib/memcg-policy/journal.json inside the root (json-c). For every
  * file the tool changed it keeps the content the file had before the tool
  * first touched it, the content the tool last wrote, and the tokens it
@@ -48,7 +48,7 @@ struct journal {
  * input: -EXIT_BADINPUT with its path; so is one that is owned by another
  * user than root (or the user running the tool) or writable by group or
  * others ("unsafe journal"), or that names a file that is not a boot file
- * the tool manages (slot_kind_of_path, slot.h). It is written 0600 (it holds
+ * the tool manages (slot_kind_of_path, slots/slot.h). It is written 0600 (it holds
  * copies of boot files that may be private). */
 int journal_load(const struct root *r, struct journal *j);
 /* Records a change the tool is about to write: keeps the first original,

@@ -1,8 +1,8 @@
-/* kconfig-facts.c - what the symbols of a parsed kernel config (kconfig.c)
+/* facts/kconfig-facts.c - what the symbols of a parsed kernel config (facts/kconfig.c)
  * mean for the decision (DESIGN section 1): the kernel family and its memcg
  * default, whether memcg is built, the built-in command line; and the
  * release strings (Raspberry Pi kernels, major.minor, dpkg's order).
- * Pure (see kconfig.h). */
+ * Pure (see facts/kconfig.h). */
 #include "facts/kconfig.h"
 #include "facts/kconfig-int.h"
 #include "lib/util.h"

@@ -1,5 +1,5 @@
-/* kconfig-int.h - private to the kernel config modules (kconfig.c: gzip and
- * the line parser; kconfig-facts.c: what the parsed symbols mean). */
+/* facts/kconfig-int.h - private to the kernel config modules (facts/kconfig.c: gzip and
+ * the line parser; facts/kconfig-facts.c: what the parsed symbols mean). */
 #pragma once
 
 #include <stdbool.h>
@@ -52,5 +52,5 @@ struct parse_state {
 	unsigned assignments;
 };
 
-/* The facts of a parsed config (kconfig-facts.c). */
+/* The facts of a parsed config (facts/kconfig-facts.c). */
 void derive_facts(const struct parse_state *ps, const char *release, struct kconfig_facts *f);

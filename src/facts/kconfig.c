@@ -1,6 +1,6 @@
-/* kconfig.c - a kernel's .config turned into the facts of DESIGN section 1.
- * Pure: works on buffers only (see kconfig.h). Here: gzip and the line
- * parser; what the parsed symbols mean is in kconfig-facts.c. */
+/* facts/kconfig.c - a kernel's .config turned into the facts of DESIGN section 1.
+ * Pure: works on buffers only (see facts/kconfig.h). Here: gzip and the line
+ * parser; what the parsed symbols mean is in facts/kconfig-facts.c. */
 #include "facts/kconfig.h"
 #include "facts/kconfig-int.h"
 #include "io/decompress.h"

@@ -1,4 +1,4 @@
-/* kconfig.h - a kernel's build configuration turned into the facts the
+/* facts/kconfig.h - a kernel's build configuration turned into the facts the
  * decision needs (DESIGN section 1). Parsing is pure (kconfig_parse works
  * on a buffer); kconfig_inflate detects gzip by its magic bytes. */
 #pragma once

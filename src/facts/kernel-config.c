@@ -1,7 +1,7 @@
-/* kernel-config.c - where a kernel's config comes from (kernels.h): the
+/* facts/kernel-config.c - where a kernel's config comes from (facts/kernels.h): the
  * config files of DESIGN section 3, else the IKCONFIG block of the kernel
- * image or of configs.ko (ikconfig.h), else the policy's [kernel GLOB]
- * default=. Every file is opened through rootfs.h. */
+ * image or of configs.ko (facts/ikconfig.h), else the policy's [kernel GLOB]
+ * default=. Every file is opened through io/rootfs.h. */
 #include "lib/diag.h"
 #include "facts/kernels.h"
 #include "facts/ikconfig.h"

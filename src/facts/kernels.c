@@ -1,5 +1,5 @@
-/* kernels.c - the kernels of a root and the facts about each (kernels.h).
- * Every file is opened through rootfs.h. The host's /proc is read only on
+/* facts/kernels.c - the kernels of a root and the facts about each (facts/kernels.h).
+ * Every file is opened through io/rootfs.h. The host's /proc is read only on
  * the live system, for the running kernel (config.gz, kallsyms); with
  * --root, /proc/self/fd only names our own descriptors.
  *
@@ -113,7 +113,7 @@ static const struct kmod_api *kmod_api(void)
 static bool module_tree_opens(const struct root *r, const char *dir)
 {
 	/* opened to be read (by libkmod), not only resolved: a change of its
-	 * entries shows in its identity (inputs.h) */
+	 * entries shows in its identity (io/inputs.h) */
 	_cleanup_close_ int fd = root_openat(r, dir, O_RDONLY | O_DIRECTORY, 0);
 	if (fd < 0)
 		return false;

@@ -1,4 +1,4 @@
-/* kernels.h - the kernels installed in a root and the facts about each:
+/* facts/kernels.h - the kernels installed in a root and the facts about each:
  * where its config comes from, what it says, whether it accepts
  * cgroup_enable=, and which one boots next (the default kernel). */
 #pragma once
@@ -68,7 +68,7 @@ struct policy;
  * error naming every place looked at is printed. */
 void kernels_apply_policy(struct kernel_list *l, const struct policy *p);
 
-/* Shared by kernels.c and kernel-config.c. */
+/* Shared by facts/kernels.c and facts/kernel-config.c. */
 extern const char *const kernel_module_trees[2]; /* "/lib/modules", "/usr/lib/modules" */
 /* The Raspberry Pi OS image of ver (boot/kernel7l.img for 5.10.103-v7l+,
  * ...; in /boot/firmware or /boot) if it is in the root, else NULL. */

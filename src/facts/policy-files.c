@@ -1,8 +1,8 @@
-/* policy-files.c - where the policy files are found and how they are
- * checked before they are read (see policy.h and DESIGN section 4): the
+/* facts/policy-files.c - where the policy files are found and how they are
+ * checked before they are read (see facts/policy.h and DESIGN section 4): the
  * search path inside the root or --config, owner and mode of every file and
  * of every directory on the way, and the files read in order, later ones
- * winning (policy-ini.c merges each). */
+ * winning (facts/policy-ini.c merges each). */
 #include "facts/policy.h"
 
 #include <errno.h>

@@ -1,6 +1,6 @@
-/* policy-ini.c - reading the text of one policy file (policy_load_buffer),
- * see policy.h and DESIGN section 4; the keys and values it knows are in
- * policy.c.
+/* facts/policy-ini.c - reading the text of one policy file (policy_load_buffer),
+ * see facts/policy.h and DESIGN section 4; the keys and values it knows are in
+ * facts/policy.c.
  *
  * Debian's libinih is built with fixed options (ini.h): a 200-byte line
  * buffer that cuts longer lines silently, lines that start with whitespace

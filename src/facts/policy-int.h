@@ -1,6 +1,6 @@
-/* policy-int.h - private to the policy modules (policy.c: the key table and
- * the values; policy-ini.c: reading the INI text; policy-files.c: finding,
- * checking and merging the files; policy-set.c: set's editor of mode=). */
+/* facts/policy-int.h - private to the policy modules (facts/policy.c: the key table and
+ * the values; facts/policy-ini.c: reading the INI text; facts/policy-files.c: finding,
+ * checking and merging the files; commit/policy-set.c: set's editor of mode=). */
 #pragma once
 
 #include <stdbool.h>
@@ -9,7 +9,7 @@
 #include "facts/policy.h"
 #include "lib/util.h"
 
-/* ---- names and values (policy.c) ---- */
+/* ---- names and values (facts/policy.c) ---- */
 
 struct name_value {
 	const char *name;
@@ -20,7 +20,7 @@ extern const struct name_value mode_values[];
 
 int lookup_value(const struct name_value *t, const char *s, int *out);
 
-/* ---- keys (policy.c) ---- */
+/* ---- keys (facts/policy.c) ---- */
 
 enum section_kind { SEC_NONE, SEC_POLICY, SEC_AUTO, SEC_KERNEL, SEC_BOOTLOADERS };
 
@@ -59,7 +59,7 @@ const char *expected_values(enum value_type t);
 int parse_value(enum value_type t, const char *s, struct value *v);
 void store_value(void *base, const struct key_def *k, struct value *v, struct origin o);
 
-/* ---- lines (policy-ini.c), also read by policy-set.c ---- */
+/* ---- lines (facts/policy-ini.c), also read by commit/policy-set.c ---- */
 
 bool is_blank(char ch);
 size_t content_end(const char *s, size_t n);

@@ -1,8 +1,8 @@
-/* policy.c - the policy files, see policy.h and DESIGN section 4: the
+/* facts/policy.c - the policy files, see facts/policy.h and DESIGN section 4: the
  * built-in defaults, the names of values, the table of keys and the
- * parsing and storing of one value. Reading a file: policy-ini.c; finding,
- * checking and merging the files: policy-files.c; set's editor of mode=:
- * policy-set.c. */
+ * parsing and storing of one value. Reading a file: facts/policy-ini.c; finding,
+ * checking and merging the files: facts/policy-files.c; set's editor of mode=:
+ * commit/policy-set.c. */
 #include "facts/policy.h"
 
 #include <ctype.h>

@@ -1,4 +1,4 @@
-/* policy.h - the policy files (DESIGN section 4), loaded with inih through
+/* facts/policy.h - the policy files (DESIGN section 4), loaded with inih through
  * a line-counting reader, merged in order (later files win), every value
  * remembering the file:line that set it. */
 #pragma once

@@ -1,4 +1,4 @@
-/* probe.c - system facts, see probe.h */
+/* facts/probe.c - system facts, see facts/probe.h */
 #include "facts/probe.h"
 
 #include <ctype.h>

@@ -1,4 +1,4 @@
-/* probe.h - facts about the system the decision depends on: programs and
+/* facts/probe.h - facts about the system the decision depends on: programs and
  * unit files that need memcg, RAM, the running state of memcg. With --root
  * nothing of the host is looked at (RAM comes from assume-ram, running
  * state is unknown). */

@@ -1,5 +1,5 @@
-/* decompress.c - streaming decompression of the formats a kernel image can
- * be packed with (decompress.h). Each decoder hands its output to the sink
+/* io/decompress.c - streaming decompression of the formats a kernel image can
+ * be packed with (io/decompress.h). Each decoder hands its output to the sink
  * in chunks of at most CHUNK bytes and stops at the end of its stream: a
  * kernel's payload is followed by other bytes (the 4-byte size the kernel's
  * build appends, the rest of a zImage). */

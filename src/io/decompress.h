@@ -1,4 +1,4 @@
-/* decompress.h - the compression formats a kernel image or module can be
+/* io/decompress.h - the compression formats a kernel image or module can be
  * packed with, detected by their magic bytes and inflated as a stream into
  * a caller's sink with a bound on the output. zlib is linked; the other
  * libraries (liblzma, libzstd, liblz4, libbz2, liblzo2) are loaded with
@@ -47,7 +47,7 @@ int decompress_stream(enum comp_format f, const unsigned char *in, size_t len, s
 int decompress_buffer(enum comp_format f, const unsigned char *in, size_t len, size_t max,
 		      char **out, size_t *out_len);
 
-/* zlib, loaded on first use (dynlib.h); NULL when it cannot be. */
+/* zlib, loaded on first use (io/dynlib.h); NULL when it cannot be. */
 struct zlib_fns {
 	int (*inflate_init2)(z_streamp strm, int window_bits, const char *version, int stream_size);
 	int (*inflate)(z_streamp strm, int flush);

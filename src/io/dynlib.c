@@ -1,4 +1,4 @@
-/* dynlib.c - libraries loaded on first use, see dynlib.h */
+/* io/dynlib.c - libraries loaded on first use, see io/dynlib.h */
 #include "io/dynlib.h"
 #include "lib/util.h"
 

@@ -1,4 +1,4 @@
-/* dynlib.h - libraries loaded with dlopen() when first needed, not linked:
+/* io/dynlib.h - libraries loaded with dlopen() when first needed, not linked:
  * starting the program then costs no dynamic linking of libraries that
  * most runs never call (libblkid: only for the ESP checks; json-c: only
  * for the journal and --json; zlib: only for gzip-packed configs; the

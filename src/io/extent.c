@@ -1,4 +1,4 @@
-/* extent.c - see extent.h. */
+/* io/extent.c - see io/extent.h. */
 #include "io/extent.h"
 
 #include <linux/fiemap.h>

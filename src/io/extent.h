@@ -1,7 +1,7 @@
-/* extent.h - where a file's data starts on its device (FIEMAP), to tell
+/* io/extent.h - where a file's data starts on its device (FIEMAP), to tell
  * two names that share their data: what a power cut in the middle of a
  * rename leaves on FAT, where both directory entries then point at one
- * cluster chain (see txn-tmp.c, cleanup of leftover temp files). */
+ * cluster chain (see io/txn-tmp.c, cleanup of leftover temp files). */
 #pragma once
 
 #include <stdint.h>

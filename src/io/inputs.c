@@ -1,4 +1,4 @@
-/* inputs.c - the paths an evaluation looked at, see inputs.h */
+/* io/inputs.c - the paths an evaluation looked at, see io/inputs.h */
 #include "io/inputs.h"
 #include "io/readcache.h"
 #include "lib/util.h"

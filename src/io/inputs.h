@@ -1,8 +1,8 @@
-/* inputs.h - what an evaluation looked at in the root, by identity: every
+/* io/inputs.h - what an evaluation looked at in the root, by identity: every
  * path rootfs resolved (a file or directory with its device, inode, type,
  * size, mtime and ctime; an absent path with its error). apply notes them
  * on its first look, without the lock; once it holds the lock, looking at
- * each path again (rootfs.h: root_inputs_unchanged) tells whether the first
+ * each path again (io/rootfs.h: root_inputs_unchanged) tells whether the first
  * evaluation still stands, without reading or parsing anything again.
  *
  * What must be the same: for a regular file and a directory that was
@@ -12,7 +12,7 @@
  * noted under them changes with it).
  *
  * A file or listed directory counts only when its stat can be trusted to
- * show a change (readcache.h's rule: a local disk file system, a ctime
+ * show a change (io/readcache.h's rule: a local disk file system, a ctime
  * older than the start of the noting by more than the timestamps'
  * granularity); one that cannot makes the whole set unusable, and apply
  * evaluates again. */

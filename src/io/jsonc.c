@@ -1,4 +1,4 @@
-/* jsonc.c - json-c loaded on first use, see jsonc.h */
+/* io/jsonc.c - json-c loaded on first use, see io/jsonc.h */
 #include "io/jsonc.h"
 #include "io/dynlib.h"
 #include "lib/util.h"

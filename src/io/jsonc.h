@@ -1,4 +1,4 @@
-/* jsonc.h - json-c, loaded with dlopen() when first called (dynlib.h):
+/* io/jsonc.h - json-c, loaded with dlopen() when first called (io/dynlib.h):
  * include this instead of <json-c/json.h>. Each json-c function the tool
  * calls goes through a table filled on the first call; a run that never
  * writes the journal and prints no JSON (status, decide) never loads it.

@@ -1,4 +1,4 @@
-/* readcache.c - bytes already read, kept by file identity, see readcache.h */
+/* io/readcache.c - bytes already read, kept by file identity, see io/readcache.h */
 #include "io/readcache.h"
 #include "lib/util.h"
 

@@ -1,4 +1,4 @@
-/* readcache.h - the bytes of the files a run has read, kept for the rest
+/* io/readcache.h - the bytes of the files a run has read, kept for the rest
  * of the run, so that reading a file again (apply's evaluation under the
  * lock, the commit's old content, the report after the commit) costs the
  * usual open and type check but no read.
@@ -31,7 +31,7 @@ bool readcache_get(const struct stat *st, char **out, size_t *len);
 void readcache_put(long fs_type, const struct stat *st, struct timespec t, const char *data, size_t len);
 
 /* Does the stat st (of a file system of type fs_type, taken after t) show
- * every change made since t? The rule above; inputs.h uses it too. */
+ * every change made since t? The rule above; io/inputs.h uses it too. */
 bool readcache_trusted(long fs_type, const struct stat *st, struct timespec t);
 
 /* Forgets everything kept (tests; a long-running caller). */

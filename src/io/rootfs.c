@@ -1,4 +1,4 @@
-/* rootfs.c - root-confined file access, see rootfs.h */
+/* io/rootfs.c - root-confined file access, see io/rootfs.h */
 #include "io/rootfs.h"
 #include "io/inputs.h"
 #include "io/readcache.h"

@@ -1,4 +1,4 @@
-/* rootfs.h - every path the tool reads or writes is opened through here,
+/* io/rootfs.h - every path the tool reads or writes is opened through here,
  * confined to the root directory (--root, or "/" on a live system):
  * openat2(RESOLVE_IN_ROOT) where the kernel has it, an equivalent
  * component walk elsewhere. An absolute symlink inside an image points into
@@ -50,7 +50,7 @@ unsigned long root_openat2_eagain_count(void);
 /* Tests only: the next n openat2 calls fail with EAGAIN. */
 void root_openat2_inject_eagain(unsigned n);
 
-/* Does every path noted since inputs_start (inputs.h) resolve to the same
+/* Does every path noted since inputs_start (io/inputs.h) resolve to the same
  * file, unchanged, or give the same error as then? false also when the
  * noted set cannot be trusted. Called after inputs_stop. */
 bool root_inputs_unchanged(const struct root *r);
@@ -61,10 +61,10 @@ char *root_display(const struct root *r, const char *path);
 /* Reads a whole regular file (at most max bytes, else -EFBIG; a FIFO,
  * device or directory gives -EINVAL / -EISDIR). *out is NUL-terminated.
  * Bytes read before from the same unchanged file are taken again without
- * reading it (readcache.h); the path is resolved and checked all the same. */
+ * reading it (io/readcache.h); the path is resolved and checked all the same. */
 int root_read_file(const struct root *r, const char *path, size_t max, char **out, size_t *len);
 /* Same, for a file a run reads once (a kernel config, image or module):
- * its bytes are neither looked up in nor kept by readcache.h. */
+ * its bytes are neither looked up in nor kept by io/readcache.h. */
 int root_read_file_once(const struct root *r, const char *path, size_t max, char **out, size_t *len);
 /* Same, from an open descriptor (fstat checks it is a regular file). */
 int read_fd_all(int fd, size_t max, char **out, size_t *len);

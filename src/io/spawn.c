@@ -1,5 +1,5 @@
-/* spawn.c - child processes with an argv and a clean environment, see
- * spawn.h.
+/* io/spawn.c - child processes with an argv and a clean environment, see
+ * io/spawn.h.
  *
  * Everything that allocates is done before fork(); the child only calls
  * async-signal-safe functions: dup2, fcntl, close_range, chroot, chdir,
@@ -97,7 +97,7 @@ int spawn_run_prepared(const char *const *argv, const char *const *env, const ch
 		return -EINVAL;
 	/* a program of an image is never started by a plain chroot, which
 	 * does not confine root: only apply --regenerate enters an image, in
-	 * a private mount namespace of its own (grub-image.c) */
+	 * a private mount namespace of its own (slots/grub/image.c) */
 	if (chroot_dir)
 		return -EPERM;
 

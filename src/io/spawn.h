@@ -1,4 +1,4 @@
-/* spawn.h - child processes with an argv (never a shell string) and a clean
+/* io/spawn.h - child processes with an argv (never a shell string) and a clean
  * environment (PATH=/usr/sbin:/usr/bin:/sbin:/bin, LC_ALL=C, plus what the
  * caller passes). */
 #pragma once

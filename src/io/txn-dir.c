@@ -1,5 +1,5 @@
-/* txn-dir.c - the directories a transaction works in (see txn.h and
- * txn.c): a path split into directory and name, each directory opened once
+/* io/txn-dir.c - the directories a transaction works in (see io/txn.h and
+ * io/txn.c): a path split into directory and name, each directory opened once
  * per commit (O_RDONLY, for fsync), missing parents of a new file created
  * and recorded for rollback. */
 #include "io/txn-int.h"

@@ -1,6 +1,6 @@
-/* txn-int.h - private to the transaction modules (txn.c: the sequence of a
- * commit and its rollback; txn-dir.c: the directories it works in;
- * txn-tmp.c: the temp files, their owner and mode, and the leftovers of a
+/* io/txn-int.h - private to the transaction modules (io/txn.c: the sequence of a
+ * commit and its rollback; io/txn-dir.c: the directories it works in;
+ * io/txn-tmp.c: the temp files, their owner and mode, and the leftovers of a
  * killed run). */
 #pragma once
 
@@ -19,16 +19,16 @@ struct txn_dir {
 	bool touched; /* an entry was renamed or removed: fsync it */
 	bool pending; /* touched in the current phase of the renames */
 	bool cleaned; /* leftover temp files removed */
-	bool fat;     /* on vfat or exfat: no ordering of metadata writes (see place() in txn.c) */
+	bool fat;     /* on vfat or exfat: no ordering of metadata writes (see place() in io/txn.c) */
 };
 
-/* ---- txn-dir.c ---- */
+/* ---- io/txn-dir.c ---- */
 
 void split_path(const char *path, char **dir, char **name);
 void dirs_close(struct txn *t);
 struct txn_dir *dir_get(struct txn *t, const char *path, bool create, int *err);
 
-/* ---- txn-tmp.c ---- */
+/* ---- io/txn-tmp.c ---- */
 
 int write_all(int fd, const char *data, size_t len);
 int tmp_create(int dirfd, bool fat, const char *name, mode_t mode, char **tmpname);

@@ -1,4 +1,4 @@
-/* txn-tmp.c - the temp files of a transaction (see txn.h and txn.c):
+/* io/txn-tmp.c - the temp files of a transaction (see io/txn.h and io/txn.c):
  * ".NAME.memcg-policy.XXXXXX" (on FAT "MPXXXXXX.MCG", see tmp_create)
  * created O_EXCL beside the target, written in full, given the old file's
  * owner and mode (vfat and exfat keep none); and the leftovers of a killed

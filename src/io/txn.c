@@ -1,4 +1,4 @@
-/* txn.c - whole-file replacements made durable together, see txn.h.
+/* io/txn.c - whole-file replacements made durable together, see io/txn.h.
  *
  * A commit runs in phases so that a failure anywhere before the renames
  * leaves every target untouched, and one after leaves what rollback can put
@@ -20,8 +20,8 @@
  * read-only for the sync pass, so that a transaction of a thousand BLS
  * entries does not hold a thousand descriptors.
  *
- * The directories are in txn-dir.c; the temp files (creation, owner and
- * mode, leftovers of a killed run) in txn-tmp.c. */
+ * The directories are in io/txn-dir.c; the temp files (creation, owner and
+ * mode, leftovers of a killed run) in io/txn-tmp.c. */
 #include "io/txn.h"
 
 #include <errno.h>

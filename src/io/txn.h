@@ -1,4 +1,4 @@
-/* txn.h - the one way the tool writes files: a transaction of whole-file
+/* io/txn.h - the one way the tool writes files: a transaction of whole-file
  * replacements, made durable together (DESIGN section 6).
  *
  * txn_commit():
@@ -48,7 +48,7 @@
  * written; missing parent directories of a new file are created (0755) and
  * removed again on rollback; leftover temp files of an earlier run that was
  * killed (".NAME.memcg-policy.XXXXXX" in a directory about to be written)
- * are removed first (commits run under the lock, see journal.h). */
+ * are removed first (commits run under the lock, see facts/journal.h). */
 #pragma once
 
 #include <stdbool.h>
@@ -59,7 +59,7 @@
 #include "lib/util.h"
 #include "io/xattr.h"
 
-struct txn_dir; /* private to txn*.c (txn-int.h): a directory descriptor shared by the files in it */
+struct txn_dir; /* private to txn*.c (io/txn-int.h): a directory descriptor shared by the files in it */
 
 /* When a file is renamed into place, relative to the others (see
  * txn_add_record). */

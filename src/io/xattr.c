@@ -1,4 +1,4 @@
-/* xattr.c - see xattr.h. */
+/* io/xattr.c - see io/xattr.h. */
 #include "io/xattr.h"
 
 #include <errno.h>

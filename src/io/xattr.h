@@ -1,4 +1,4 @@
-/* xattr.h - the extended attributes of a file (POSIX ACLs in
+/* io/xattr.h - the extended attributes of a file (POSIX ACLs in
  * system.posix_acl_*, security.* labels, user.*, trusted.*), read from the
  * old file and put on its replacement, so that a rewrite keeps them. */
 #pragma once

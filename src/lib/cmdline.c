@@ -1,6 +1,6 @@
-/* cmdline.c - kernel command lines: split, inspect and edit them by the
+/* lib/cmdline.c - kernel command lines: split, inspect and edit them by the
  * kernel's own rules (lib/cmdline.c next_arg(), kernel/params.c
- * parse_args()). See cmdline.h for the contract.
+ * parse_args()). See lib/cmdline.h for the contract.
  *
  * Everything works on byte ranges of the borrowed line: the text is never
  * rewritten in place, so an edit can keep every byte it does not mean to

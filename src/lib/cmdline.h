@@ -1,4 +1,4 @@
-/* cmdline.h - kernel command lines, split and rebuilt by the kernel's own
+/* lib/cmdline.h - kernel command lines, split and rebuilt by the kernel's own
  * rules (lib/cmdline.c, next_arg()): tokens are separated by whitespace
  * outside double quotes, `param="a b"` is one token, there are no backslash
  * escapes, and a bare `--` ends the kernel's parameters (what follows goes

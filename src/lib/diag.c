@@ -1,4 +1,4 @@
-/* diag.c - the list of diagnostics, see diag.h. */
+/* lib/diag.c - the list of diagnostics, see lib/diag.h. */
 #include "lib/diag.h"
 
 #include <ctype.h>

@@ -1,7 +1,7 @@
-/* diag.h - diagnostics: every error and warning of a run, recorded by the
+/* lib/diag.h - diagnostics: every error and warning of a run, recorded by the
  * stage that finds it in one list (severity, exit code, file, line, text)
  * and printed once by the command layer, as text on stderr or inside the
- * --json object (report.h).
+ * --json object (show/report.h).
  *
  * Stages return negated exit codes and record why:
  *     return diag_error(EXIT_BADINPUT, "%s:%u: bad value", file, line);

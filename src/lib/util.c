@@ -1,4 +1,4 @@
-/* util.c - see util.h */
+/* lib/util.c - see lib/util.h */
 #include "lib/util.h"
 
 #include <ctype.h>
@@ -304,9 +304,9 @@ void log_verbose(const char *fmt, ...)
 
 /* Test only: the variable name=N (milliseconds, at most 60000) makes the
  * run sleep there. MEMCG_POLICY_LOCK_HOLD_MS: right after a run took the
- * lock (journal.c), so that concurrent runs really wait for it;
+ * lock (facts/journal.c), so that concurrent runs really wait for it;
  * MEMCG_POLICY_LOOK_HOLD_MS: between apply's first look and its taking the
- * lock (cmd-apply.c), so that another run can change things meanwhile
+ * lock (cmd/apply.c), so that another run can change things meanwhile
  * (tests/cmd/concurrency.sh). */
 void test_hold(const char *name)
 {

@@ -1,6 +1,6 @@
-/* util.h - small helpers shared by every module: ownership macros, checked
+/* lib/util.h - small helpers shared by every module: ownership macros, checked
  * allocation, a growable string buffer, string vectors, verbose logging and
- * the exit codes of the command-line contract (errors: diag.h). */
+ * the exit codes of the command-line contract (errors: lib/diag.h). */
 #pragma once
 
 #include <stdarg.h>
@@ -104,7 +104,7 @@ static inline bool streq(const char *a, const char *b) { return strcmp(a, b) == 
 int parse_size(const char *s, unsigned long long *out);
 
 /* Verbose progress (-v only), straight to stderr; errors and warnings are
- * diagnostics (diag.h). */
+ * diagnostics (lib/diag.h). */
 extern int log_verbosity; /* 0 normal, -1 quiet (-q), 1 verbose (-v) */
 void log_verbose(const char *fmt, ...) _printf_(1, 2);
 
@@ -114,7 +114,7 @@ static inline bool timespec_eq(struct timespec a, struct timespec b)
 }
 
 /* Test only: sleeps the milliseconds the environment variable name gives
- * (util.c says where each is used). */
+ * (lib/util.c says where each is used). */
 void test_hold(const char *name);
 
 extern const char *program_name;

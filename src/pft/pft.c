@@ -1,4 +1,4 @@
-/* bench-pft.c - see bench-pft.h */
+/* pft/pft.c - see pft/pft.h */
 #include "pft/pft.h"
 #include "lib/util.h"
 

@@ -1,4 +1,4 @@
-/* bench-pft.h - the measuring engine of `memcg-policy bench`, in the manner
+/* pft/pft.h - the measuring engine of `memcg-policy bench`, in the manner
  * of mmtests' pft: N threads of this process each map a private anonymous
  * region, turn THP off for it (MADV_NOHUGEPAGE), write one byte per page,
  * and unmap it; repeated. Only the writing is timed, as in pft:

@@ -1,4 +1,4 @@
-/* bench-run.c - see bench-run.h */
+/* pft/run.c - see pft/run.h */
 #include "pft/run.h"
 #include "lib/diag.h"
 

@@ -1,4 +1,4 @@
-/* bench-run.h - one run of `memcg-policy bench` as data: metadata (kernel,
+/* pft/run.h - one run of `memcg-policy bench` as data: metadata (kernel,
  * memcg state, command line, cgroup...) and metrics; its saved form and the
  * side-by-side comparison of two runs in mmtests' format. No I/O here.
  *

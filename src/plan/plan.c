@@ -1,5 +1,5 @@
-/* plan.c - decisions for every kernel and the plan for every slot, see
- * plan.h: gather (all the reading, through the context), then decide and
+/* plan/plan.c - decisions for every kernel and the plan for every slot, see
+ * plan/plan.h: gather (all the reading, through the context), then decide and
  * plan (pure: nothing read, nothing written, the slots left as found). */
 #include "plan/plan.h"
 

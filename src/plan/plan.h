@@ -1,4 +1,4 @@
-/* plan.h - the whole picture a command works from: the decision for every
+/* plan/plan.h - the whole picture a command works from: the decision for every
  * kernel, every slot, and each slot's new content (the plan), computed
  * before anything is written. */
 #pragma once

@@ -1,4 +1,4 @@
-/* revert-copies.c - revert's second half: the tool's tokens out of the
+/* plan/revert-copies.c - revert's second half: the tool's tokens out of the
  * copies distribution tools made from a file it edited.
  *
  * kernel-install's entry writer (90-loaderentry.install), Fedora's

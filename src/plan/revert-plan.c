@@ -1,4 +1,4 @@
-/* revert-plan.c - revert's plan from the journal's records, see revert.h. */
+/* plan/revert-plan.c - revert's plan from the journal's records, see plan/revert.h. */
 #include "plan/revert.h"
 #include "lib/diag.h"
 
@@ -35,7 +35,7 @@ void revert_plan_record(struct revert_plan *p, const struct root *r, const struc
 	strv_pushdup_all(&it->taken, &e->added);
 }
 
-/* for revert-copies.c: an entry's item (content taken) */
+/* for plan/revert-copies.c: an entry's item (content taken) */
 void revert_plan_copy_item(struct revert_plan *p, const struct slot *s, char *content, size_t len,
 			   struct strv *put_back, struct strv *taken)
 {

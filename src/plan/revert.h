@@ -1,8 +1,8 @@
-/* revert.h - revert's plan: built from the journal's records and the
- * files' current content (revert-plan.c), and from the boot entries
+/* plan/revert.h - revert's plan: built from the journal's records and the
+ * files' current content (plan/revert-plan.c), and from the boot entries
  * written from /etc/kernel/cmdline after the tool edited it
- * (revert-copies.c); cmd-revert.c gathers those facts, shows the plan and
- * commits it through the same commit as apply (commit.h). */
+ * (plan/revert-copies.c); cmd/revert.c gathers those facts, shows the plan and
+ * commits it through the same commit as apply (commit/commit.h). */
 #pragma once
 
 #include <stdbool.h>
@@ -35,7 +35,7 @@ struct revert_plan {
 void revert_plan_record(struct revert_plan *p, const struct root *r, const struct journal_entry *e, const char *text,
 			size_t len);
 /* The tool's tokens out of the BLS entries of l that distribution tools
- * wrote from /etc/kernel/cmdline after the tool edited it (revert-copies.c
+ * wrote from /etc/kernel/cmdline after the tool edited it (plan/revert-copies.c
  * says which entries count as such copies): each gets the same token-level
  * undo as the file. Entries with the tool's tokens that are not such
  * copies are warned about and left alone. Pure. */
@@ -44,7 +44,7 @@ void revert_plan_copies(struct revert_plan *p, const struct root *r, const struc
  * the tool added to /etc/kernel/cmdline)? */
 bool revert_needs_copies(const struct journal *j);
 void revert_plan_free(struct revert_plan *p);
-/* (revert-copies.c's) a copy's item; content, put_back and taken are taken over */
+/* (plan/revert-copies.c's) a copy's item; content, put_back and taken are taken over */
 void revert_plan_copy_item(struct revert_plan *p, const struct slot *s, char *content, size_t len,
 			   struct strv *put_back, struct strv *taken);
 

@@ -1,4 +1,4 @@
-/* report-json.c - the --json output, see report.h. */
+/* show/json.c - the --json output, see show/report.h. */
 #include "show/report.h"
 
 #include <errno.h>

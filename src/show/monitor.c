@@ -1,4 +1,4 @@
-/* monitor.c - check --monitoring and --prometheus, see monitor.h. */
+/* show/monitor.c - check --monitoring and --prometheus, see show/monitor.h. */
 #include "show/monitor.h"
 
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* monitor.h - what `check` gives monitoring systems: one status line with
+/* show/monitor.h - what `check` gives monitoring systems: one status line with
  * the exit codes of the monitoring plugin convention (0 OK, 1 WARNING,
  * 2 CRITICAL, 3 UNKNOWN), and node_exporter textfile metrics written
  * atomically. */
@@ -15,7 +15,7 @@ enum plugin_status plugin_status_of(int check_exit);
 
 /* The one status line, "MEMCG-POLICY OK - ...", with performance data.
  * ev is NULL when the evaluation failed: the line then gives the first
- * error recorded (diag.h). */
+ * error recorded (lib/diag.h). */
 void print_plugin_line(const struct context *ctx, const struct evaluation *ev, int check_exit);
 
 /* The textfile metrics (Prometheus text format 0.0.4). ev NULL: only the

@@ -1,4 +1,4 @@
-/* report.h - the --json output (DESIGN section 3; the contract is
+/* show/report.h - the --json output (DESIGN section 3; the contract is
  * schema/memcg-policy.schema.json): one JSON object on stdout per run,
  * errors included, with every key always present (null when unknown) and
  * every path absolute inside the root.
@@ -6,7 +6,7 @@
  * With --json, main calls json_output_begin() before the command runs: the
  * real standard output is kept for the object, and file descriptor 1 points
  * at /dev/null, so neither text of the tool nor of a program it runs (the
- * root's update-grub) can reach it. Diagnostics (diag.h) still go to
+ * root's update-grub) can reach it. Diagnostics (lib/diag.h) still go to
  * stderr, and are the object's "errors" and "warnings". */
 #pragma once
 
@@ -68,5 +68,5 @@ void next_boot_of(const struct context *ctx, const struct evaluation *ev, struct
 void print_next_boot(const struct context *ctx, const struct next_boot *nb);
 
 /* Prints a JSON object (json-c), pretty, with a newline: the one object of
- * a --json run (report.h), or to stdout. */
+ * a --json run (show/report.h), or to stdout. */
 void print_json(struct json_object *obj);

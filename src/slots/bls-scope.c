@@ -1,4 +1,4 @@
-/* slot-bls-scope.c - which BLS entries belong to this installation, and
+/* slots/bls-scope.c - which BLS entries belong to this installation, and
  * which kernel an entry boots, as the tools that write them name them.
  *
  * Scope, the way bootctl and kernel-install tell installations apart on a

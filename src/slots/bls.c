@@ -1,4 +1,4 @@
-/* slot-bls.c - Boot Loader Specification Type #1 entries
+/* slots/bls.c - Boot Loader Specification Type #1 entries
  * ($BOOT/loader/entries/NAME.conf) and UKIs ($BOOT/EFI/Linux/NAME.efi).
  *
  * An entry is "KEY VALUE" lines (whitespace between them, '#' comments).

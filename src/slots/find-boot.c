@@ -1,5 +1,5 @@
-/* find-boot.c - $BOOT: the ESP and XBOOTLDR, verified as bootctl does,
- * see find-boot.h */
+/* slots/find-boot.c - $BOOT: the ESP and XBOOTLDR, verified as bootctl does,
+ * see slots/find-boot.h */
 #include "slots/find-boot.h"
 #include "io/dynlib.h"
 
@@ -111,7 +111,7 @@ static char *devnode(dev_t dev)
 	return node;
 }
 
-/* libblkid, loaded when a partition is first probed (dynlib.h) */
+/* libblkid, loaded when a partition is first probed (io/dynlib.h) */
 static struct {
 	int state;
 	struct {

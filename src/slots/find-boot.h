@@ -1,4 +1,4 @@
-/* find-boot.h - the directories boot entries are read from ($BOOT of the
+/* slots/find-boot.h - the directories boot entries are read from ($BOOT of the
  * Boot Loader Specification): the ESP at /efi, /boot or /boot/efi and
  * XBOOTLDR at /boot, as systemd's bootctl finds them.
  *

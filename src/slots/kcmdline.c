@@ -1,4 +1,4 @@
-/* slot-kcmdline.c - /etc/kernel/cmdline, the command line kernel-install
+/* slots/kcmdline.c - /etc/kernel/cmdline, the command line kernel-install
  * (and UKI builders, sdbootutil, Fedora's 20-grub) give new kernels.
  *
  * Present: its tokens are edited in place (several lines are read as one

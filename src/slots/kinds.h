@@ -1,6 +1,6 @@
-/* slot-kinds.h - private to the slot modules: what slots.c (the table of
- * slot kinds) needs from slot-bls.c, slot-kcmdline.c and slot-rpi.c (the
- * GRUB kinds are in grub.h; the helpers they share in slot-int.h). */
+/* slots/kinds.h - private to the slot modules: what slots/table.c (the table of
+ * slot kinds) needs from slots/bls.c, slots/kcmdline.c and slots/rpi.c (the
+ * GRUB kinds are in slots/grub/grub.h; the helpers they share in slots/slot-int.h). */
 #pragma once
 
 #include <stdbool.h>
@@ -32,7 +32,7 @@ int bls_entry_check(const char *disp, const char *text, size_t len);
  * systemd.machine_id=; NULL if there is none or it lacks root=.
  * *from_path (optional) is set to the entry's path. */
 char *bls_base_cmdline(const struct slot_list *l, const char *default_kernel, const char **from_path);
-/* This root's names on a shared boot partition (slot-bls-scope.c): its
+/* This root's names on a shared boot partition (slots/bls-scope.c): its
  * machine id and every entry token it may use. */
 struct bls_identity {
 	char *machine_id;  /* /etc/machine-id, NULL if none */
@@ -49,7 +49,7 @@ char *bls_entry_foreign(const struct bls_identity *id, const char *path, const c
 char *bls_entry_kernel(const char *version, const char *linux_path);
 /* Kernel release named by an entry's linux path, NULL if none. */
 char *bls_version_from_linux(const char *path);
-/* Does this root install kernels with kernel-install (see slot-kcmdline.c)? */
+/* Does this root install kernels with kernel-install (see slots/kcmdline.c)? */
 bool kernel_install_used(const struct root *r, const struct slot_list *l);
 
 int kcmdline_slots_find(const struct root *r, const struct policy *p, const char *default_kernel,

@@ -1,4 +1,4 @@
-/* slot-rpi.c - Raspberry Pi: the firmware reads the kernel's command line
+/* slots/rpi.c - Raspberry Pi: the firmware reads the kernel's command line
  * from cmdline.txt on the boot partition (/boot/firmware/cmdline.txt,
  * older /boot/cmdline.txt), one line.
  *

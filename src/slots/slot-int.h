@@ -1,5 +1,5 @@
-/* slot-int.h - private to the slot modules: the helpers every slot kind
- * shares (slot.c), below the kinds and the table of them (slots.c). */
+/* slots/slot-int.h - private to the slot modules: the helpers every slot kind
+ * shares (slots/slot.c), below the kinds and the table of them (slots/table.c). */
 #pragma once
 
 #include <stdbool.h>

@@ -1,6 +1,6 @@
-/* slot.c - finding the slots of a root and dispatching their edits by
- * kind, see slot.h. The kinds live in slot-bls.c, slot-kcmdline.c,
- * slot-rpi.c and (GRUB) slot-grub.c. */
+/* slots/slot.c - finding the slots of a root and dispatching their edits by
+ * kind, see slots/slot.h. The kinds live in slots/bls.c, slots/kcmdline.c,
+ * slots/rpi.c and (GRUB) slots/grub/grub.c. */
 #include "slots/slot.h"
 #include "lib/cmdline.h"
 #include "lib/diag.h"

@@ -1,4 +1,4 @@
-/* slot.h - the places that hold a kernel command line (DESIGN section 5).
+/* slots/slot.h - the places that hold a kernel command line (DESIGN section 5).
  * Finding slots reads the root; editing a slot is pure: given its current
  * content and a decision, compute the new content. */
 #pragma once
@@ -11,7 +11,7 @@
 #include "io/rootfs.h"
 #include "lib/util.h"
 
-/* The fixed paths a slot kind can have, inside the root (slot.c's table
+/* The fixed paths a slot kind can have, inside the root (slots/slot.c's table
  * maps each to its kind; a BLS entry is any NAME.conf in an entries
  * directory of a boot partition). */
 #define KCMDLINE_PATH "/etc/kernel/cmdline"
@@ -41,7 +41,7 @@ enum slot_kind {
  * configuration is right but which was not regenerated yet (in sync). */
 enum slot_state { SLOT_IN_SYNC, SLOT_DRIFT, SLOT_MISSING, SLOT_UNMANAGED, SLOT_NOT_REGENERATED };
 
-/* What a generated GRUB menu is made from, found with it (slot-grub.c)
+/* What a generated GRUB menu is made from, found with it (slots/grub/grub.c)
  * and read by its verdict (grub_cfg_state). Each text is the first one
  * found, NULL where there is none. */
 struct menu_facts {
@@ -67,7 +67,7 @@ struct slot {
 	struct menu_facts *menu; /* SLOT_GRUB_CFG: what it is made from; NULL otherwise */
 };
 
-/* What the plan does with a slot (plan.h): its new content and why. */
+/* What the plan does with a slot (plan/plan.h): its new content and why. */
 struct slot_change {
 	enum slot_state state;   /* in-sync, drift, missing, unmanaged */
 	const struct decision *d; /* the decision this slot follows; NULL if unmanaged */

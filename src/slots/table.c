@@ -1,4 +1,4 @@
-/* slots.c - the table of slot kinds, see slots.h. */
+/* slots/table.c - the table of slot kinds, see slots/table.h. */
 #include "slots/table.h"
 #include "lib/cmdline.h"
 #include "slots/find-boot.h"

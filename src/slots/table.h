@@ -1,7 +1,7 @@
-/* slots.h - every slot kind behind one table of operations (slots.c):
+/* slots/table.h - every slot kind behind one table of operations (slots/table.c):
  * finding a root's slots, editing one for a decision, the command line it
- * gives its kernel. The kinds (slot-kinds.h, grub.h) sit below it, the
- * helpers they share (slot-int.h) below them. */
+ * gives its kernel. The kinds (slots/kinds.h, slots/grub/grub.h) sit below it, the
+ * helpers they share (slots/slot-int.h) below them. */
 #pragma once
 
 #include <stddef.h>
@@ -35,7 +35,7 @@ char *slot_cmdline(const struct slot *s);
 enum slot_write { SLOT_WRITES_FILE, SLOT_WRITES_KERNELOPTS, SLOT_WRITES_NOTHING };
 enum slot_write slot_kind_writes(enum slot_kind k);
 
-/* What revert does with a journal record (journal.h) of a file of its
+/* What revert does with a journal record (facts/journal.h) of a file of its
  * kind, given the file's current content (pure: no file is read). */
 enum undo_action { UNDO_NOTHING, UNDO_WRITE, UNDO_DELETE };
 struct slot_undo {
@@ -48,7 +48,7 @@ struct slot_undo {
 };
 struct journal_entry;
 /* A file still as the tool wrote it (or as it was before the tool's last
- * write, where that write never landed: journal.h) gets its original back
+ * write, where that write never landed: facts/journal.h) gets its original back
  * (a file the tool created is deleted); one changed since gets the kind's
  * undo:
  * /etc/default/grub loses the marked line, grubenv's kernelopts and the

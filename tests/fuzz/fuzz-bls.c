@@ -118,7 +118,7 @@ static void check_decision(const char *text, size_t len, const struct fuzz_decis
 	for (size_t i = 0; i < add.n; i++)
 		FUZZ_CHECK(cmdline_has_arg(&c, add.v[i]));
 	/* an item stays only in an entry whose command line the planner
-	 * refuses (plan.c: a token whose kept items no token reads as;
+	 * refuses (plan/plan.c: a token whose kept items no token reads as;
 	 * exit 3, nothing written) */
 	struct slot orig = { .kind = SLOT_BLS, .content = (char *)text, .len = len };
 	char *orig_joined = bls_slot_cmdline(&orig);

@@ -1,5 +1,5 @@
 /* fuzz-grub-cfg.c - the generated GRUB menu reader (src/slot-grub.c,
- * through grub.h): grub_cfg_state, which reads every linux line of the
+ * through slots/grub/grub.h): grub_cfg_state, which reads every linux line of the
  * menu's linux sections and checks it against the decision of its kernel,
  * and slot_cmdline (the first kernel command line), and
  * grub_release_from_path. Properties: the state is in-sync or drift; a

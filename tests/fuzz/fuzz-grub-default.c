@@ -1,5 +1,5 @@
 /* fuzz-grub-default.c - the /etc/default/grub reader and editor and the
- * grubenv reader (src/slot-grub.c, through grub.h): grub_default_unmark,
+ * grubenv reader (src/slot-grub.c, through slots/grub/grub.h): grub_default_unmark,
  * slot_edit for SLOT_GRUB_DEFAULT and SLOT_GRUBENV, grubenv_get,
  * grub_split_words. Properties:
  *   - unmark takes out exactly the marked lines: every other line keeps

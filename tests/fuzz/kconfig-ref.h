@@ -1,12 +1,12 @@
 /* kconfig-ref.h - the reference for fuzz-kconfig.c's differential check: a
  * kernel config read the plainest way, a character at a time, with the
- * rules kconfig.h states (every line blank, a comment, or CONFIG_NAME=VALUE
+ * rules facts/kconfig.h states (every line blank, a comment, or CONFIG_NAME=VALUE
  * with a whole Kconfig string where VALUE is quoted; "# CONFIG_X is not
  * set"; the header; the last line of a symbol wins). src/kconfig.c does the
  * same work with tables and eight bytes at a time; both must give the same
  * result, refused line and facts for every input. This is the reader as it
  * was before that rewrite, kept as it was: its string and header checks are
- * still the same lines as kconfig.c's (they were not rewritten), the line
+ * still the same lines as facts/kconfig.c's (they were not rewritten), the line
  * splitting, name checks and symbol lookup are the plain ones. */
 #pragma once
 

@@ -1,4 +1,4 @@
-/* test-journal.c - the journal (journal.c): load of a missing journal,
+/* test-journal.c - the journal (facts/journal.c): load of a missing journal,
  * exact round trip of odd contents, the token bookkeeping of
  * journal_record, corrupt journals, and the lock between two processes. */
 #include "facts/journal.h"

@@ -1,5 +1,5 @@
-/* test-kconfig.c - kernel config parsing (kconfig.c) and the kernels of a
- * root (kernels.c): facts of every fixture config, gzip, bad input,
+/* test-kconfig.c - kernel config parsing (facts/kconfig.c) and the kernels of a
+ * root (facts/kernels.c): facts of every fixture config, gzip, bad input,
  * release names and order, and kernels_load on fixture roots. */
 #include "facts/kconfig.h"
 #include "facts/kernels.h"

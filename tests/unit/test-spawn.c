@@ -1,4 +1,4 @@
-/* test-spawn.c - child processes (spawn.c): captured output, exit codes
+/* test-spawn.c - child processes (io/spawn.c): captured output, exit codes
  * and signals, programs that cannot start, the clean environment, fds
  * passed in order (also when they overlap their new numbers) and nothing
  * else inherited, stdin from /dev/null, chroot (with busybox-static where

@@ -1,4 +1,4 @@
-/* test-txn.c - the atomic writer (txn.c) on temporary roots: create,
+/* test-txn.c - the atomic writer (io/txn.c) on temporary roots: create,
  * replace (mode, owner, new inode, other files untouched), delete, no
  * rewrite of unchanged files, symlinks that point out of the root, bad
  * targets, a failure injected at every step in turn and a crash at every

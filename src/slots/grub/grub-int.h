@@ -1,7 +1,7 @@
-/* grub-int.h - private to the GRUB modules (slot-grub.c: finding and
- * editing the inputs; grub-menu.c: reading generated menus; grub-run.c:
- * running the root's GRUB tools; grub-tokens.c: the recorded tokens;
- * grubenv.c: the environment block). */
+/* slots/grub/grub-int.h - private to the GRUB modules (slots/grub/grub.c: finding and
+ * editing the inputs; slots/grub/menu.c: reading generated menus; slots/grub/run.c:
+ * running the root's GRUB tools; slots/grub/tokens.c: the recorded tokens;
+ * slots/grub/grubenv.c: the environment block). */
 #pragma once
 
 #include <stdbool.h>
@@ -31,7 +31,7 @@ void grub_regen_free(struct grub_regen *g);
 /* "update-grub", "grub2-mkconfig -o /boot/grub2/grub.cfg" */
 char *grub_regen_text(const struct grub_regen *g);
 
-/* apply --regenerate with --root (grub-image.c): the image's tool in a
+/* apply --regenerate with --root (slots/grub/image.c): the image's tool in a
  * private mount namespace with /dev, /proc, /sys, chrooted. The preflight
  * does the same setup and checks that the tool (and its #! interpreter)
  * can run inside, running nothing; 0 or -EXIT_SYSTEM, reported. The run

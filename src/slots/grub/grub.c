@@ -1,4 +1,4 @@
-/* slot-grub.c - the GRUB slots, see grub.h and DESIGN section 5.
+/* slots/grub/grub.c - the GRUB slots, see slots/grub/grub.h and DESIGN section 5.
  *
  * Inputs (what apply may change):
  *   SLOT_GRUB_DROPIN   the Debian family's grub-mkconfig sources

@@ -1,8 +1,8 @@
-/* grub.h - the GRUB slots (DESIGN section 5): the drop-in, the marked line
+/* slots/grub/grub.h - the GRUB slots (DESIGN section 5): the drop-in, the marked line
  * in /etc/default/grub, grubenv's kernelopts, and the generated menu, which
  * is never edited but regenerated with the root's own GRUB tools and read
  * back to verify its linux lines. Called from slots_find / slot_edit /
- * the apply command; implemented in slot-grub.c. */
+ * the apply command; implemented in slots/grub/grub.c. */
 #pragma once
 
 #include <stdbool.h>
@@ -15,7 +15,7 @@
 /* Appends the GRUB slots of the root to l (none where there is no GRUB). */
 int grub_slots_find(const struct root *r, const struct policy *p, struct slot_list *l);
 
-/* The editors of the GRUB kinds in the table of slot kinds (slots.c):
+/* The editors of the GRUB kinds in the table of slot kinds (slots/table.c):
  * the drop-in, the marked line of /etc/default/grub, the recorded tokens,
  * grubenv's kernelopts. For the drop-in, /etc/default/grub and the tokens,
  * added and removed stay empty: they are shell or data files, not command
@@ -86,15 +86,15 @@ char *grub_default_unmark(const char *text, size_t len, size_t *new_len);
 
 /* Where the drop-in is installed on the Debian family, and the marked line
  * that sources it from $(DATADIR) elsewhere ("...  # added by memcg-policy"). */
-/* (GRUB_DROPIN_PATH, GRUB_DEFAULT_PATH: slot.h) */
+/* (GRUB_DROPIN_PATH, GRUB_DEFAULT_PATH: slots/slot.h) */
 const char *grub_marked_line(void);
 
-/* ---- the recorded decision (grub-tokens.c) ----
+/* ---- the recorded decision (slots/grub/tokens.c) ----
  * apply records what the drop-in applies in a data file the tool owns and
  * journals like every file it writes; the drop-in (through grub-cmdline)
  * reads only that file, never the policy: keep keeps, a policy error at
  * kernel-update time keeps the last applied state, revert deletes it. */
-/* (GRUB_TOKENS_PATH: slot.h) */
+/* (GRUB_TOKENS_PATH: slots/slot.h) */
 /* For apply --dry-run only: the program the drop-in runs, and the data it
  * reads instead of GRUB_TOKENS_PATH. */
 #define ENV_GRUB_FILTER "MEMCG_POLICY_FILTER"

@@ -1,4 +1,4 @@
-/* grubenv.c - GRUB's environment block (grub.h). Pure. */
+/* slots/grub/grubenv.c - GRUB's environment block (slots/grub/grub.h). Pure. */
 #include <errno.h>
 
 #include "slots/grub/grub.h"

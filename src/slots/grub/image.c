@@ -1,4 +1,4 @@
-/* grub-image.c - running an image's update-grub / grub-mkconfig for
+/* slots/grub/image.c - running an image's update-grub / grub-mkconfig for
  * `apply --regenerate` with --root: the only program of an image the tool
  * ever runs. The child gets a private mount namespace (every mount
  * MS_PRIVATE, so nothing propagates to the host), the host's /dev bound at

@@ -1,6 +1,6 @@
-/* grub-menu.c - reading a generated GRUB menu (never edited): its linux
+/* slots/grub/menu.c - reading a generated GRUB menu (never edited): its linux
  * lines, the kernel release each one boots, and whether they carry the
- * decision (grub.h). Pure. */
+ * decision (slots/grub/grub.h). Pure. */
 #include <stdio.h>
 
 #include "lib/cmdline.h"

@@ -1,4 +1,4 @@
-/* grub-plan.c - the GRUB part of an evaluation (grub.h): the one decision
+/* slots/grub/plan.c - the GRUB part of an evaluation (slots/grub/grub.h): the one decision
  * the GRUB slots follow, the state of a menu that only awaits its
  * regeneration in an image, and the dry-run's linux lines before and
  * after, computed by sourcing the root's GRUB variables through the real

@@ -1,6 +1,6 @@
-/* grub-run.c - after a commit, one regeneration of the menu with the
+/* slots/grub/run.c - after a commit, one regeneration of the menu with the
  * root's GRUB tools; grubenv's kernelopts as a new block for the
- * transaction (grub.h). */
+ * transaction (slots/grub/grub.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

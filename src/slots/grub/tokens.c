@@ -1,4 +1,4 @@
-/* grub-tokens.c - the decision recorded for GRUB (grub.h): the data file
+/* slots/grub/tokens.c - the decision recorded for GRUB (slots/grub/grub.h): the data file
  * apply writes, the one decision a menu line follows when several kernels
  * share it, and the filter the drop-in applies to GRUB_CMDLINE_LINUX and
  * GRUB_CMDLINE_LINUX_DEFAULT. Pure. */
