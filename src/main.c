@@ -1,5 +1,5 @@
 /* main.c - global options and the command table; every command lives in
- * its own src/cmd-NAME.c and parses its own options. */
+ * its own src/cmd/NAME.c and parses its own options. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>

@@ -14,7 +14,7 @@ struct json_object;
  * each call. Returns an exit code (enum exit_code). */
 typedef int (*command_fn)(struct context *ctx, int argc, char **argv);
 
-/* Commands, one file each (src/cmd-NAME.c). */
+/* Commands, one file each (src/cmd/NAME.c). */
 int cmd_status(struct context *ctx, int argc, char **argv);
 int cmd_decide(struct context *ctx, int argc, char **argv);
 int cmd_apply(struct context *ctx, int argc, char **argv);
