@@ -1,5 +1,6 @@
 # memcg-policy - build, test, install.
 # make                 build build/memcg-policy
+# make check-fast      unit + command tests, normal build
 # make check           unit + command tests, then again under ASan/UBSan
 # make install DESTDIR=... PREFIX=...
 
@@ -50,7 +51,7 @@ LIBDIR_KERNEL ?= /usr/lib/kernel
 BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 
 
-.PHONY: all check check-all check-one check-san unit clean install-bin uninstall-bin lint
+.PHONY: all check check-fast check-all check-one check-san unit clean install-bin uninstall-bin lint
 
 all: $(BUILD)/memcg-policy
 
@@ -82,6 +83,9 @@ unit: $(UNIT_BINS)
 # One pass of every test against one build.
 check-one: $(BUILD)/memcg-policy $(UNIT_BINS)
 	tests/run.sh $(BUILD)
+
+check-fast:
+	@$(MAKE) -s BUILD=build all unit check-one
 
 check-san:
 	$(MAKE) BUILD=build-san SAN=1 check-one

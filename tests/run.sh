@@ -1,10 +1,14 @@
 #!/bin/bash
-# Runs every unit test binary and command test script against one build
-# directory and prints "N passed, N failed". Each test prints lines
-# "PASS: name" / "FAIL: name"; a test program that exits non-zero without a
-# FAIL line counts as one failure of its own.
+# tests/run.sh BUILD [TEST...]: runs every unit test binary and command
+# test script against one build directory (or only the TESTs named: a
+# script such as tests/cmd/grub.sh or cmd/grub, a unit test such as
+# test-cmdline or unit/test-cmdline) and prints "N passed, N failed[, N
+# skipped]". Each test prints lines "PASS: name" / "FAIL: name" / "SKIP:
+# name"; a test program that exits non-zero without a FAIL line counts as
+# one failure of its own.
 set -u
-build=${1:?usage: tests/run.sh BUILD-DIR}
+build=${1:?usage: tests/run.sh BUILD-DIR [TEST...]}
+shift
 top=$(cd "$(dirname "$0")/.." && pwd)
 case $build in
 /*) ;;
@@ -18,6 +22,7 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 passed=0
 failed=0
+skipped=0
 
 run_one() {
 	local name=$1
@@ -29,25 +34,56 @@ run_one() {
 	local p f
 	p=$(printf '%s\n' "$out" | grep -c '^PASS: ')
 	f=$(printf '%s\n' "$out" | grep -c '^FAIL: ')
+	s=$(printf '%s\n' "$out" | grep -c '^SKIP: ')
+	skipped=$((skipped + s))
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1
 		echo "FAIL: $name exited $rc with no FAIL line" >>"$log"
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
-	printf '%-40s %4d passed, %d failed\n' "$name" "$p" "$f"
+	if [ "$s" -gt 0 ]; then
+		printf '%-40s %4d passed, %d failed, %d skipped\n' "$name" "$p" "$f" "$s"
+	else
+		printf '%-40s %4d passed, %d failed\n' "$name" "$p" "$f"
+	fi
 	if [ "$f" -ne 0 ]; then
 		printf '%s\n' "$out" | grep -v '^PASS: ' | sed 's/^/    /'
 	fi
 }
 
-for t in "$build"/tests/test-*; do
-	[ -x "$t" ] || continue
+# the tests named, or all of them
+units=()
+scripts=()
+if [ $# -eq 0 ]; then
+	for t in "$build"/tests/test-*; do
+		[ -x "$t" ] && [ "${t%.d}" = "$t" ] && units+=("$t")
+	done
+	for t in "$top"/tests/cmd/*.sh; do
+		[ -f "$t" ] && scripts+=("$t")
+	done
+fi
+for a in "$@"; do
+	n=$(basename "$a")
+	n=${n%.sh}
+	if [ -x "$build/tests/$n" ]; then
+		units+=("$build/tests/$n")
+	elif [ -f "$top/tests/cmd/$n.sh" ]; then
+		scripts+=("$top/tests/cmd/$n.sh")
+	else
+		echo "tests/run.sh: no test $a (neither $build/tests/$n nor tests/cmd/$n.sh)" >&2
+		exit 2
+	fi
+done
+for t in ${units[@]+"${units[@]}"}; do
 	run_one "unit/$(basename "$t")" "$t"
 done
-for t in "$top"/tests/cmd/*.sh; do
-	[ -f "$t" ] || continue
+for t in ${scripts[@]+"${scripts[@]}"}; do
 	run_one "cmd/$(basename "$t" .sh)" bash "$t"
 done
-echo "$passed passed, $failed failed"
+if [ "$skipped" -gt 0 ]; then
+	echo "$passed passed, $failed failed, $skipped skipped"
+else
+	echo "$passed passed, $failed failed"
+fi
 [ "$failed" -eq 0 ]
