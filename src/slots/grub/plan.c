@@ -1,14 +1,18 @@
 /* slots/grub/plan.c - the GRUB part of an evaluation (slots/grub/grub.h): the one decision
  * the GRUB slots follow, the state of a menu that only awaits its
  * regeneration in an image, and the dry-run's linux lines before and
- * after, computed by sourcing the root's GRUB variables through the real
- * drop-in and this program. */
+ * after. The root's GRUB variables are read by the tool's own reader of
+ * shell assignments (lib/shvars.h), the drop-in's filter applied where
+ * grub-mkconfig would run it: no file of the root is run. Only on the live
+ * system, and only where that reader cannot know a value, are the system's
+ * own files sourced by /bin/sh through the real drop-in. */
 #include <errno.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "lib/diag.h"
+#include "lib/shvars.h"
 #include "slots/grub/grub-int.h"
 #include "io/spawn.h"
 
@@ -253,6 +257,186 @@ static int evaluate_vars(const struct root *r, const struct slot_list *l, const 
 	return 0;
 }
 
+/* Why a value could not be known without running code: FILE:LINE: why. */
+struct unknown {
+	char *where; /* display path of the file */
+	unsigned line;
+	const char *why;
+};
+
+static void unknown_clear(struct unknown *u)
+{
+	free(u->where);
+	*u = (struct unknown){ 0 };
+}
+
+static int source_root_file(struct shvars *vs, const struct root *r, const char *path)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	int e = root_read_file(r, path, MAX_INPUT_FILE, &text, &len);
+	if (e == -ENOENT)
+		return 0;
+	if (e < 0)
+		return e;
+	_cleanup_free_ char *disp = root_display(r, path);
+	if (streq(path, GRUB_DEFAULT_PATH)) {
+		size_t n;
+		_cleanup_free_ char *unmarked = grub_default_unmark(text, len, &n);
+		shvars_source(vs, disp, unmarked, n);
+	} else {
+		shvars_source(vs, disp, text, len);
+	}
+	return 0;
+}
+
+/* What the drop-in does where grub-mkconfig sources it, given the data
+ * (tokens) it reads: both variables through grub_filter, or unchanged when
+ * there is no data or the program refuses them. */
+static void filter_as_dropin(struct shvars *vs, const char *tokens, size_t len)
+{
+	if (!tokens)
+		return;
+	struct grub_tokens t;
+	unsigned bad;
+	if (grub_tokens_parse(tokens, len, &t, &bad) < 0)
+		return;
+	const char *lin, *def, *f, *why;
+	unsigned line;
+	if (shvars_get(vs, "GRUB_CMDLINE_LINUX", &lin, &f, &line, &why) &&
+	    shvars_get(vs, "GRUB_CMDLINE_LINUX_DEFAULT", &def, &f, &line, &why)) {
+		_cleanup_free_ char *lo = NULL, *dout = NULL;
+		if (grub_filter(&t, lin ? lin : "", def ? def : "", &lo, &dout) == 0) {
+			shvars_set(vs, "GRUB_CMDLINE_LINUX", lo, GRUB_DROPIN_PATH, 0);
+			shvars_set(vs, "GRUB_CMDLINE_LINUX_DEFAULT", dout, GRUB_DROPIN_PATH, 0);
+		}
+	}
+	grub_tokens_free(&t);
+}
+
+/* One evaluation: /etc/default/grub, then (drop-in kind) every
+ * /etc/default/grub.d/\*.cfg in name order with ours at its place, or
+ * (marked-line kind) ours at the end; ours with the data given (NULL: as
+ * if it were not there). */
+static int read_vars_once(const struct root *r, bool dropins, const char *tokens, size_t tlen, struct vars *out,
+			  struct unknown *u)
+{
+	struct shvars vs = { 0 };
+	int e = source_root_file(&vs, r, GRUB_DEFAULT_PATH);
+	if (e >= 0 && dropins) {
+		char **names = NULL;
+		int n = root_list_dir(r, "/etc/default/grub.d", ".cfg", &names);
+		bool done = false;
+		for (int i = 0; i < n && e >= 0; i++) {
+			int c = strcmp(names[i], GRUB_DROPIN_NAME);
+			if (c >= 0 && !done) {
+				filter_as_dropin(&vs, tokens, tlen);
+				done = true;
+			}
+			if (c == 0)
+				continue;
+			_cleanup_free_ char *p = path_join("/etc/default/grub.d", names[i]);
+			e = source_root_file(&vs, r, p);
+		}
+		names_free(names, n > 0 ? n : 0);
+		if (!done)
+			filter_as_dropin(&vs, tokens, tlen);
+	} else if (e >= 0) {
+		filter_as_dropin(&vs, tokens, tlen); /* the marked line, at the end */
+	}
+	if (e >= 0) {
+		const char *v[2], *f = NULL, *why = NULL;
+		unsigned line = 0;
+		static const char *const names[2] = { "GRUB_CMDLINE_LINUX", "GRUB_CMDLINE_LINUX_DEFAULT" };
+		for (int k = 0; k < 2 && e >= 0; k++) {
+			if (!shvars_get(&vs, names[k], &v[k], &f, &line, &why)) {
+				unknown_clear(u);
+				u->where = xstrdup(f ? f : "?");
+				u->line = line;
+				u->why = why;
+				e = -ENOEXEC;
+			}
+		}
+		if (e >= 0) {
+			out->lin = xstrdup(v[0] ? v[0] : "");
+			out->def = xstrdup(v[1] ? v[1] : "");
+		}
+	}
+	shvars_free(&vs);
+	return e;
+}
+
+static void vars_free(struct vars v[3])
+{
+	for (int i = 0; i < 3; i++) {
+		free(v[i].lin);
+		free(v[i].def);
+		v[i] = (struct vars){ 0 };
+	}
+}
+
+/* The values three ways (as evaluate_vars) by the tool's own reader.
+ * -ENOEXEC with *u: a value takes running code to know. */
+static int read_vars(const struct root *r, const struct slot_list *l, const struct slot_change *ch, struct vars out[3],
+		     struct unknown *u)
+{
+	const struct slot *in = NULL, *tok = NULL;
+	const struct slot_change *tok_ch = NULL;
+	for (size_t i = 0; i < l->n; i++) {
+		if (l->v[i].kind == SLOT_GRUB_DROPIN || l->v[i].kind == SLOT_GRUB_DEFAULT) {
+			in = &l->v[i];
+		} else if (l->v[i].kind == SLOT_GRUB_TOKENS) {
+			tok = &l->v[i];
+			tok_ch = &ch[i];
+		}
+	}
+	if (!in || !tok)
+		return -ENOENT;
+	bool dropins = in->kind == SLOT_GRUB_DROPIN;
+	const char *now = tok->exists ? tok->content : NULL;
+	size_t now_len = now ? tok->len : 0;
+	const char *next = tok_ch->new_content && (tok->exists || tok_ch->changed) ? tok_ch->new_content : NULL;
+	size_t next_len = next ? tok_ch->new_len : 0;
+	int e = read_vars_once(r, dropins, NULL, 0, &out[0], u);
+	if (e >= 0)
+		e = read_vars_once(r, dropins, now, now_len, &out[1], u);
+	if (e >= 0)
+		e = read_vars_once(r, dropins, next, next_len, &out[2], u);
+	if (e < 0)
+		vars_free(out);
+	return e;
+}
+
+/* The values: by the tool's reader; on the live system, where it cannot
+ * know them, by the shell (the system's own files). *why_not says why
+ * neither could (newly allocated). */
+static int get_vars(const struct root *r, const struct slot_list *l, const struct slot_change *ch, struct vars v[3],
+		    char **why_not)
+{
+	struct unknown u = { 0 };
+	int e = read_vars(r, l, ch, v, &u);
+	if (e == -ENOEXEC && r->live) {
+		log_verbose("%s:%u: %s: the GRUB variables are read by sourcing the files with /bin/sh", u.where, u.line,
+			    u.why);
+		_cleanup_free_ char *err = NULL;
+		e = evaluate_vars(r, l, ch, v, &err);
+		if (e < 0) {
+			size_t n = err ? strlen(err) : 0;
+			while (n > 0 && err[n - 1] == '\n')
+				n--;
+			*why_not = xasprintf("%s%s%.*s", e == -EINVAL ? "sourcing the GRUB configuration failed" : strerror(-e),
+					     n ? ": " : "", (int)n, n ? err : "");
+		}
+	} else if (e == -ENOEXEC) {
+		*why_not = xasprintf("%s:%u: %s: knowing the value takes running the file, and no file of an image is run",
+				     u.where, u.line, u.why);
+	} else if (e < 0) {
+		*why_not = xstrdup(strerror(-e));
+	}
+	unknown_clear(&u);
+	return e;
+}
+
 static bool ends_with_n(const char *s, size_t n, const char *suffix, size_t *cut)
 {
 	size_t m = strlen(suffix);
@@ -327,20 +511,15 @@ int grub_preview(const struct root *r, const struct slot_list *l, const struct s
 	if (!any || !menus)
 		return 0;
 	struct vars v[3] = {{0}};
-	_cleanup_free_ char *err = NULL;
-	int e = evaluate_vars(r, l, ch, v, &err);
+	_cleanup_free_ char *why_not = NULL;
+	int e = get_vars(r, l, ch, v, &why_not);
 	if (e < 0) {
-		size_t n = err ? strlen(err) : 0;
-		while (n > 0 && err[n - 1] == '\n')
-			n--;
-		diag_warn("cannot evaluate GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT: %s%s%.*s",
-			    e == -EINVAL ? "sourcing the GRUB configuration failed" : strerror(-e), n ? ": " : "",
-			    (int)n, n ? err : "");
+		diag_warn("cannot know GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT: %s", esc(why_not));
 		return 0;
 	}
 	printf("GRUB_CMDLINE_LINUX=\"%s\" GRUB_CMDLINE_LINUX_DEFAULT=\"%s\" will become\n"
 	       "GRUB_CMDLINE_LINUX=\"%s\" GRUB_CMDLINE_LINUX_DEFAULT=\"%s\"\n",
-	       v[1].lin, v[1].def, v[2].lin, v[2].def);
+	       esc(v[1].lin), esc(v[1].def), esc(v[2].lin), esc(v[2].def));
 	for (size_t i = 0; i < l->n; i++) {
 		const struct slot *s = &l->v[i];
 		if (s->kind != SLOT_GRUB_CFG || !s->content || s->unmanaged)
@@ -375,8 +554,10 @@ static void print_assignments(const char *path, const char *text, size_t len, co
 			j += 7;
 		while (j < e && (text[j] == ' ' || text[j] == '\t'))
 			j++;
-		if (e - j > n && memcmp(text + j, name, n) == 0 && text[j + n] == '=')
-			printf("    written:       %s:%u: %.*s\n", path, ln, (int)(e - j), text + j);
+		if (e - j > n && memcmp(text + j, name, n) == 0 && text[j + n] == '=') {
+			_cleanup_free_ char *line = xstrndup(text + j, e - j);
+			printf("    written:       %s:%u: %s\n", esc(path), ln, esc(line));
+		}
 		i = e + 1;
 	}
 }
@@ -415,8 +596,8 @@ int grub_status(const struct root *r, const struct slot_list *l, const struct sl
 	if (!in)
 		return 0;
 	struct vars v[3] = {{0}};
-	_cleanup_free_ char *err = NULL;
-	int e = evaluate_vars(r, l, ch, v, &err);
+	_cleanup_free_ char *why_not = NULL;
+	int e = get_vars(r, l, ch, v, &why_not);
 	printf("GRUB command line (GRUB_CMDLINE_LINUX, then GRUB_CMDLINE_LINUX_DEFAULT: one line at boot):\n");
 	for (int k = 0; k < 2; k++) {
 		const char *name = k ? "GRUB_CMDLINE_LINUX_DEFAULT" : "GRUB_CMDLINE_LINUX";
@@ -424,19 +605,14 @@ int grub_status(const struct root *r, const struct slot_list *l, const struct sl
 		print_written(r, in->kind == SLOT_GRUB_DROPIN, name);
 		if (e < 0)
 			continue;
-		printf("    as written:    \"%s\"\n", k ? v[0].def : v[0].lin);
-		printf("    menu gets:     \"%s\"%s\n", k ? v[1].def : v[1].lin,
+		printf("    as written:    \"%s\"\n", esc(k ? v[0].def : v[0].lin));
+		printf("    menu gets:     \"%s\"%s\n", esc(k ? v[1].def : v[1].lin),
 		       streq(k ? v[0].def : v[0].lin, k ? v[1].def : v[1].lin) ? "" : " (through the drop-in's data)");
 		if (!streq(k ? v[1].def : v[1].lin, k ? v[2].def : v[2].lin))
-			printf("    after apply:   \"%s\"\n", k ? v[2].def : v[2].lin);
+			printf("    after apply:   \"%s\"\n", esc(k ? v[2].def : v[2].lin));
 	}
-	if (e < 0) {
-		size_t n = err ? strlen(err) : 0;
-		while (n > 0 && err[n - 1] == '\n')
-			n--;
-		printf("  (cannot evaluate them: %s%s%.*s)\n", e == -EINVAL ? "sourcing the GRUB configuration failed" : strerror(-e),
-		       n ? ": " : "", (int)n, n ? err : "");
-	}
+	if (e < 0)
+		printf("  (cannot know them: %s)\n", esc(why_not));
 	for (int i = 0; i < 3; i++) {
 		free(v[i].lin);
 		free(v[i].def);
