@@ -7,6 +7,7 @@
 # and the tool says which values it could not know (FILE:LINE and why).
 # Also: a GRUB tree whose only code is Debian's GRUB_DISTRIBUTOR=`lsb_release
 # ...` is read whole (the two command-line variables are plain).
+# shellcheck disable=SC2016 # the stubs' ${sysconfdir} is meant literally
 # shellcheck source=../lib.sh disable=SC1091
 . "$TOP/tests/lib.sh"
 

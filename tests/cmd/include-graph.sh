@@ -44,14 +44,14 @@ layer_of() {
 passed=0
 failed=0
 found=$(mktemp)
-trap 'rm -f "$found"' EXIT
+unknown=$(mktemp)
+trap 'rm -f "$found" "$unknown"' EXIT
 cd "$src" || exit 2
-unknown=""
 while IFS= read -r f; do
 	f=${f#./}
 	from=$(layer_of "$f")
 	if [ -z "${allowed[$from]+x}" ]; then
-		unknown="$unknown $f"
+		echo "$f" >>"$unknown"
 		continue
 	fi
 	while IFS= read -r inc; do
@@ -71,9 +71,9 @@ while IFS= read -r f; do
 	done < <(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f")
 done < <(find . -name '*.[ch]' | sort) | sort -u >"$found"
 
-if [ -n "$unknown" ]; then
+if [ -s "$unknown" ]; then
 	failed=$((failed + 1))
-	echo "FAIL: every file is in a folder of the rule (not in one:$unknown)"
+	echo "FAIL: every file is in a folder of the rule (not in one: $(tr '\n' ' ' <"$unknown"))"
 else
 	passed=$((passed + 1))
 	echo "PASS: every file of src/ is in a folder of the rule"
