@@ -78,11 +78,11 @@ int do_compare(const struct context *ctx, const char *file_a, const char *file_b
 			struct json_object *m = json_object_new_object();
 			json_object_object_add(m, "stat", json_object_new_string(ma->stat));
 			json_object_object_add(m, "name", json_object_new_string(ma->name));
-			json_object_object_add(m, "a", json_object_new_double(ma->value));
-			json_object_object_add(m, "b", mb ? json_object_new_double(mb->value) : NULL);
+			json_object_object_add(m, "a", json_number(ma->value));
+			json_object_object_add(m, "b", mb ? json_number(mb->value) : NULL);
 			double pct;
 			json_object_object_add(m, "diff_percent",
-					       mb && bench_pct(ma->value, mb->value, &pct) ? json_object_new_double(pct) : NULL);
+					       mb && bench_pct(ma->value, mb->value, &pct) ? json_number(pct) : NULL);
 			json_object_array_add(metrics, m);
 		}
 		json_object_object_add(o, "metrics", metrics);

@@ -208,7 +208,7 @@ static struct json_object *json_doubles(const double *v, size_t n)
 {
 	struct json_object *a = json_object_new_array();
 	for (size_t i = 0; i < n; i++)
-		json_object_array_add(a, json_object_new_double(v[i]));
+		json_object_array_add(a, json_number(v[i]));
 	return a;
 }
 
@@ -220,13 +220,13 @@ static void print_run_json(const struct bench_run *run, const struct pft_result 
 		const struct pft_result *r = &res[i];
 		struct json_object *t = json_object_new_object();
 		json_object_object_add(t, "threads", json_object_new_int((int)r->threads));
-		json_object_object_add(t, "hmean_faults_per_cpu", json_object_new_double(r->hmean_faults_per_cpu));
-		json_object_object_add(t, "hmean_faults_per_sec", json_object_new_double(r->hmean_faults_per_sec));
+		json_object_object_add(t, "hmean_faults_per_cpu", json_number(r->hmean_faults_per_cpu));
+		json_object_object_add(t, "hmean_faults_per_sec", json_number(r->hmean_faults_per_sec));
 		json_object_object_add(t, "faults_per_cpu", json_doubles(r->faults_per_cpu, r->iterations));
 		json_object_object_add(t, "faults_per_sec", json_doubles(r->faults_per_sec, r->iterations));
-		json_object_object_add(t, "user", json_object_new_double(r->user));
-		json_object_object_add(t, "system", json_object_new_double(r->system));
-		json_object_object_add(t, "elapsed", json_object_new_double(r->elapsed));
+		json_object_object_add(t, "user", json_number(r->user));
+		json_object_object_add(t, "system", json_number(r->system));
+		json_object_object_add(t, "elapsed", json_number(r->elapsed));
 		json_object_array_add(results, t);
 	}
 	json_object_object_add(o, "results", results);

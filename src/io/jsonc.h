@@ -16,7 +16,7 @@
 	X(json_object_array_add) X(json_object_array_get_idx) X(json_object_array_length)       \
 	X(json_object_get) X(json_object_get_boolean) X(json_object_get_int64)                  \
 	X(json_object_get_string) X(json_object_get_string_len) X(json_object_is_type)          \
-	X(json_object_new_array) X(json_object_new_boolean) X(json_object_new_double)           \
+	X(json_object_new_array) X(json_object_new_boolean) X(json_object_new_double_s)         \
 	X(json_object_new_int) X(json_object_new_int64) X(json_object_new_object)               \
 	X(json_object_new_string) X(json_object_new_string_len) X(json_object_new_uint64)       \
 	X(json_object_object_add) X(json_object_object_get_ex) X(json_object_put)               \
@@ -45,7 +45,7 @@ const struct jsonc_fns *jsonc(void);
 #define json_object_is_type (jsonc()->json_object_is_type)
 #define json_object_new_array (jsonc()->json_object_new_array)
 #define json_object_new_boolean (jsonc()->json_object_new_boolean)
-#define json_object_new_double (jsonc()->json_object_new_double)
+#define json_object_new_double_s (jsonc()->json_object_new_double_s)
 #define json_object_new_int (jsonc()->json_object_new_int)
 #define json_object_new_int64 (jsonc()->json_object_new_int64)
 #define json_object_new_object (jsonc()->json_object_new_object)
@@ -62,3 +62,8 @@ const struct jsonc_fns *jsonc(void);
 #define json_tokener_get_parse_end (jsonc()->json_tokener_get_parse_end)
 #define json_tokener_new (jsonc()->json_tokener_new)
 #define json_tokener_parse_ex (jsonc()->json_tokener_parse_ex)
+
+/* A JSON number for d, written in its shortest form that reads back as d
+ * (1509075.7561, not 1509075.7561000001; 1000, not 1000.0), as a JSON
+ * reader in any language prints it again. d must be finite. */
+struct json_object *json_number(double d);

@@ -7,6 +7,7 @@
 
 #include "pft/pft.h"
 #include "pft/run.h"
+#include "io/jsonc.h"
 #include "test.h"
 
 static bool close_to(double a, double b) { return fabs(a - b) <= 1e-9 * fabs(b); }
@@ -156,5 +157,26 @@ TEST(tiny_real_run)
 	CHECK_INT(pft_run(0, 4096, 1, NULL, NULL, &r), -EINVAL);
 }
 
-TEST_MAIN(T(hmean_of_rates), T(format_and_parse_round_trip), T(parse_errors),
+/* --json numbers in their shortest exact form: what jq 1.7 and a Go
+ * program print back (1509075.7561 was written 1509075.7561000001). */
+TEST(json_numbers_shortest)
+{
+	static const struct {
+		double d;
+		const char *want;
+	} c[] = {
+		{ 1509075.7561, "1509075.7561" }, { 1000.0, "1000" }, { 0.1, "0.1" }, { -0.01, "-0.01" },
+		{ 1e6, "1000000" },		  { 0.0, "0" },	      { 1.0 / 3.0, "0.3333333333333333" },
+		{ 1.5e-7, "1.5e-07" },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct json_object *o = json_number(c[i].d);
+		const char *got = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+		CHECK_STR(got, c[i].want);
+		CHECK(strtod(got, NULL) == c[i].d);
+		json_object_put(o);
+	}
+}
+
+TEST_MAIN(T(json_numbers_shortest), T(hmean_of_rates), T(format_and_parse_round_trip), T(parse_errors),
 	  T(parse_tolerates_comments_blanks_crlf), T(pct), T(compare_seed_line), T(tiny_real_run))
