@@ -252,6 +252,7 @@ int main(int argc, char **argv)
 	int c;
 
 	atexit(close_stdout);
+	opterr = 0; /* a bad option gets one message of ours (bad_option) */
 	/* "+": stop at the command name; the command parses the rest. */
 	while ((c = getopt_long(argc, argv, "+qvhV", opts, NULL)) != -1) {
 		switch (c) {
@@ -259,12 +260,12 @@ int main(int argc, char **argv)
 		case 'h': usage(stdout); return EXIT_OK;
 		case 'V': printf("memcg-policy %s\n", VERSION); return EXIT_OK;
 		default:
+			bad_option(NULL, opts, argc, argv);
 			if (ctx.json && json_output_begin(ctx.root_path) == 0) {
 				json_report_fallback(&ctx, NULL, EXIT_USAGE);
 				return EXIT_USAGE;
 			}
 			diag_print();
-			usage(stderr);
 			return EXIT_USAGE;
 		}
 	}

@@ -341,7 +341,7 @@ int cmd_apply(struct context *ctx, int argc, char **argv)
 		case 'R': o.no_regenerate = true; break;
 		case 'G': o.regenerate = true; break;
 		case 'H': o.hook = true; break;
-		default: return EXIT_USAGE;
+		default: return bad_option("apply", opts, argc, argv);
 		}
 	}
 	if (!no_more_args(argc, argv))

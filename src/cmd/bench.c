@@ -173,8 +173,7 @@ int cmd_bench(struct context *ctx, int argc, char **argv)
 			bench_usage(stdout);
 			return EXIT_OK;
 		default:
-			bench_usage(stderr);
-			return EXIT_USAGE;
+			return bad_option("bench", opts, argc, argv);
 		}
 	}
 

@@ -31,7 +31,9 @@ int cmd_check(struct context *ctx, int argc, char **argv)
 		case 'k': kernel = optarg; break;
 		case 'm': monitoring = true; break;
 		case 'P': prometheus = optarg; break;
-		default: return monitoring ? PLUGIN_UNKNOWN : EXIT_USAGE;
+		default:
+			bad_option("check", opts, argc, argv);
+			return monitoring ? PLUGIN_UNKNOWN : EXIT_USAGE;
 		}
 	}
 	if (!no_more_args(argc, argv))

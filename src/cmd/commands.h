@@ -9,6 +9,13 @@
 #include "facts/context.h"
 
 struct json_object;
+struct option;
+
+/* After getopt_long returned '?' (opterr is 0): records the one message
+ * for it, "CMD: unknown option '--bogus' (see memcg-policy CMD --help)" or
+ * "CMD: option '--kernel' needs a value (...)"; cmd NULL for the global
+ * options. Returns EXIT_USAGE. */
+int bad_option(const char *cmd, const struct option *opts, int argc, char **argv);
 
 /* A command: argv[0] is the command's name; getopt state is reset before
  * each call. Returns an exit code (enum exit_code). */

@@ -24,7 +24,7 @@ int cmd_decide(struct context *ctx, int argc, char **argv)
 		switch (c) {
 		case 'k': kernel = optarg; break;
 		case 'e': explain = true; break;
-		default: return EXIT_USAGE;
+		default: return bad_option("decide", opts, argc, argv);
 		}
 	}
 	if (!no_more_args(argc, argv))

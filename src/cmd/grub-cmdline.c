@@ -56,7 +56,7 @@ int cmd_grub_cmdline(struct context *ctx, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n': no_add = true; break;
-		default: return EXIT_USAGE;
+		default: return bad_option("grub-cmdline", opts, argc, argv);
 		}
 	}
 	int nv = argc - optind;

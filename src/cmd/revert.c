@@ -233,7 +233,7 @@ int cmd_revert(struct context *ctx, int argc, char **argv)
 		case 'n': dry_run = true; break;
 		case 'k': kernel = optarg; break;
 		case 'p': reset_policy = true; break;
-		default: return EXIT_USAGE;
+		default: return bad_option("revert", opts, argc, argv);
 		}
 	}
 	if (!no_more_args(argc, argv))

@@ -175,7 +175,7 @@ int cmd_set(struct context *ctx, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n': no_apply = true; break;
-		default: return EXIT_USAGE;
+		default: return bad_option("set", opts, argc, argv);
 		}
 	}
 	if (argc - optind != 1) {

@@ -49,7 +49,7 @@ int cmd_status(struct context *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = { { NULL, 0, NULL, 0 } };
 	if (getopt_long(argc, argv, "", opts, NULL) != -1)
-		return EXIT_USAGE;
+		return bad_option("status", opts, argc, argv);
 	if (!no_more_args(argc, argv))
 		return EXIT_USAGE;
 	struct evaluation ev;

@@ -176,18 +176,20 @@ row "journal: not a regular file" 3 "$J: corrupt journal: not a regular file" 'm
 
 # ---- every command's arguments: exit 2 ----
 row "args: status extra" 2 "status: unexpected argument 'extra'" '' status extra
-row "args: decide --kernel without value" 2 "option '--kernel' requires an argument" '' decide --kernel
+row "args: decide --kernel without value" 2 "memcg-policy: decide: option '--kernel' needs a value (see memcg-policy decide --help)" '' decide --kernel
 row "args: decide --explain extra" 2 "decide: unexpected argument 'extra'" '' decide --explain extra
-row "args: apply --bogus" 2 "unrecognized option '--bogus'" '' apply --bogus
-row "args: apply --kernel without value" 2 "option '--kernel' requires an argument" '' apply --kernel
+row "args: apply --bogus" 2 "memcg-policy: apply: unknown option '--bogus' (see memcg-policy apply --help)" '' apply --bogus
+row "args: apply --kernel without value" 2 "memcg-policy: apply: option '--kernel' needs a value (see memcg-policy apply --help)" '' apply --kernel
 row "args: check extra" 2 "check: unexpected argument 'extra'" '' check extra
-row "args: check --kernel without value" 2 "option '--kernel' requires an argument" '' check --kernel
+row "args: check --kernel without value" 2 "memcg-policy: check: option '--kernel' needs a value (see memcg-policy check --help)" '' check --kernel
 row "args: set bad mode" 2 "set: 'sometimes' is not one of on, off, auto" '' set sometimes
 row "args: set without mode" 2 "set: expected one of on, off, auto" '' set
 row "args: set two modes" 2 "set: expected one of on, off, auto" '' set on off
 row "args: revert extra" 2 "revert: unexpected argument 'extra'" '' revert extra
-row "args: revert --bogus" 2 "unrecognized option '--bogus'" '' revert --bogus
-row "args: bench bad option" 2 "unrecognized option '--bogus'" '' bench --bogus
+row "args: revert --bogus" 2 "memcg-policy: revert: unknown option '--bogus' (see memcg-policy revert --help)" '' revert --bogus
+row "args: bench bad option" 2 "memcg-policy: bench: unknown option '--bogus' (see memcg-policy bench --help)" '' bench --bogus
+row "args: set off --dry-run (not an option of set)" 2 "memcg-policy: set: unknown option '--dry-run' (see memcg-policy set --help)" '' set off --dry-run
+row "args: a value given to a flag" 2 "memcg-policy: apply: option '--dry-run' takes no value (see memcg-policy apply --help)" '' apply --dry-run=1
 row "args: bench --threads 0" 2 "bench: bad --threads '0'" '' bench --threads 0
 row "args: bench --size bogus" 2 "bench: bad --size 'bogus'" '' bench --size bogus
 row "args: grub-cmdline without VALUE" 2 "grub-cmdline: LINUX [DEFAULT] expected" '' grub-cmdline
@@ -196,11 +198,11 @@ row "args: grub-cmdline three VALUEs" 2 "grub-cmdline: LINUX [DEFAULT] expected"
 row "args: grub-cmdline --no-add with two VALUEs" 2 "grub-cmdline: LINUX [DEFAULT] expected" '' grub-cmdline --no-add a b
 row "args: unknown command" 2 "unknown command 'frobnicate'" '' frobnicate
 row "args: no command" 2 "no command given" ''
-row "args: unknown option after the command" 2 "unrecognized option '--frob'" '' status --frob
-row "args: unknown global option" 2 "unrecognized option '--bogus'" '' -noroot --root "$outside" --bogus status
+row "args: unknown option after the command" 2 "memcg-policy: status: unknown option '--frob' (see memcg-policy status --help)" '' status --frob
+row "args: unknown global option" 2 "memcg-policy: unknown option '--bogus' (see memcg-policy --help)" '' -noroot --root "$outside" --bogus status
 row "args: --root a missing directory" 2 "/nonexistent-root: cannot open root" '' -noroot --root /nonexistent-root status
 row "args: --root empty" 2 "--root needs a directory" '' -noroot --root "" status
-row "args: --root without value" 2 "option '--root' requires an argument" '' -noroot --root
+row "args: --root without value" 2 "memcg-policy: option '--root' needs a value (see memcg-policy --help)" '' -noroot --root
 row "args: --root a file" 2 ": cannot open root: Not a directory" '' -noroot --root "$FIX/configs/README" status
 
 echo "# bad inputs: $rows rows"
