@@ -25,6 +25,7 @@
 
 #include "lib/diag.h"
 #include "slots/slot.h"
+#include "slots/table.h"
 
 #define JOURNAL_VERSION 1
 #define LOCK_DIR "/run"
@@ -120,11 +121,50 @@ static bool strv_take_out(struct strv *sv, const char *s)
 	return false;
 }
 
+static bool same_bytes(const char *a, size_t alen, const char *b, size_t blen)
+{
+	if (!a || !b)
+		return !a && !b;
+	return alen == blen && memcmp(a, b, alen) == 0;
+}
+
+/* The file was changed since the tool's last write (an admin's edit, a
+ * config manager, a distribution tool): that change is the admin's, and
+ * revert must keep it. The original becomes the content as changed,
+ * without the tool's tokens and with the admin's it had removed; a file
+ * the tool created and someone then changed is the admin's from now on
+ * (revert takes only the tool's tokens out of it); a file someone removed
+ * is one the tool creates anew. */
+static void rebase(struct journal_entry *e, const char *cur, size_t cur_len)
+{
+	enum slot_kind k;
+	if (!slot_kind_of_path(e->path, &k))
+		return;
+	if (!cur) {
+		free(e->original);
+		e->original = NULL;
+		e->original_len = 0;
+		e->had_original = false;
+		return;
+	}
+	size_t len = 0;
+	char *o = slot_unedit(k, e, cur, cur_len, &len);
+	if (!o)
+		return;
+	free(e->original);
+	e->original = o;
+	e->original_len = len;
+	e->had_original = true;
+}
+
 void journal_record(struct journal *j, const char *path, const char *kernel, bool existed, const char *old,
 		    size_t old_len, const char *new_content, size_t new_len, const struct strv *added,
 		    const struct strv *removed)
 {
 	struct journal_entry *e = journal_find(j, path);
+	if (e && !same_bytes(old, old_len, e->written, e->written_len) &&
+	    !same_bytes(old, old_len, e->before, e->before_len))
+		rebase(e, existed ? old : NULL, old_len);
 	if (!e) {
 		e = entry_new(j, path);
 		e->had_original = existed;

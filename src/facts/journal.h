@@ -5,6 +5,10 @@
  * added and the admin tokens it removed (in order, exact text), and the
  * kernel the file belongs to.
  *
+ * When the file was changed since the tool last wrote it (an admin, a
+ * config manager) and the tool writes it again, the record's original is
+ * rebased on that change (slot_unedit): the change is the admin's to keep.
+ *
  * revert: a file whose current content is what the tool last wrote (or
  * what it held before that write, where the write never landed) gets its
  * original bytes back exactly; a file changed since (a kernel update, an

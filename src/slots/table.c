@@ -65,6 +65,17 @@ static char *undo_tokens(const struct journal_entry *e, const char *cur, size_t 
 	return out;
 }
 
+/* a BLS entry: the same, in its options lines only (the entry's other
+ * lines are not a command line: taking a token out of the whole file
+ * would join the options line with the next) */
+static char *undo_bls(const struct journal_entry *e, const char *cur, size_t cur_len, size_t *len)
+{
+	const struct slot s = { .kind = SLOT_BLS, .path = e->path, .content = (char *)cur, .len = cur_len,
+				.exists = true };
+	const struct decision d = { .remove = e->added, .add = e->removed };
+	return bls_slot_edit(&s, &d, NULL, NULL, len);
+}
+
 static char *undo_unmark(const struct journal_entry *e, const char *cur, size_t cur_len, size_t *len)
 {
 	(void)e;
@@ -84,7 +95,7 @@ struct slot_kind_ops {
 };
 
 static const struct slot_kind_ops kind_ops[] = {
-	[SLOT_BLS] = { edit_bls, bls_slot_cmdline, SLOT_WRITES_FILE, undo_tokens },
+	[SLOT_BLS] = { edit_bls, bls_slot_cmdline, SLOT_WRITES_FILE, undo_bls },
 	[SLOT_KERNEL_CMDLINE] = { edit_line, line_slot_cmdline, SLOT_WRITES_FILE, undo_tokens },
 	[SLOT_RPI] = { edit_line, line_slot_cmdline, SLOT_WRITES_FILE, undo_tokens },
 	[SLOT_RPI_EXTRA] = { edit_line, line_slot_cmdline, SLOT_WRITES_FILE, undo_tokens },
@@ -184,6 +195,14 @@ void slot_undo(enum slot_kind k, const struct journal_entry *e, const char *text
 	}
 	if (out->len != out->cur_len || memcmp(out->content, out->cur, out->len) != 0)
 		out->action = UNDO_WRITE;
+}
+
+char *slot_unedit(enum slot_kind k, const struct journal_entry *e, const char *cur, size_t cur_len, size_t *len)
+{
+	const struct slot_kind_ops *o = ops_of(k);
+	if (!o || o->writes == SLOT_WRITES_NOTHING || !o->undo)
+		return NULL;
+	return o->undo(e, cur, cur_len, len);
 }
 
 void slot_undo_free(struct slot_undo *u)

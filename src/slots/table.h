@@ -56,3 +56,9 @@ struct journal_entry;
  * tool's own data (grub.tokens) goes whatever it holds. */
 void slot_undo(enum slot_kind k, const struct journal_entry *e, const char *text, size_t len, struct slot_undo *out);
 void slot_undo_free(struct slot_undo *u);
+/* The kind's undo of the content cur (grubenv: the kernelopts value), with
+ * e's tokens: what the file would be had the tool never touched it, where
+ * someone changed it after the tool's last write (journal_record rebases
+ * the record's original on it). NULL for the tool's own data, which has
+ * no original to keep. */
+char *slot_unedit(enum slot_kind k, const struct journal_entry *e, const char *cur, size_t cur_len, size_t *len);
