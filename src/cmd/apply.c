@@ -79,18 +79,26 @@ static int write_files(struct context *ctx, struct evaluation *ev)
 		journal_prune(&j, s->path, s->exists ? s->content : NULL, s->exists ? s->len : 0);
 	}
 	/* records of files that are gone (a removed kernel's entries) and
-	 * that this run does not create again */
+	 * that this run does not create again; not those on a boot file
+	 * system that is not mounted: their files are not gone */
+	_cleanup_(strv_free) struct strv unmounted = { 0 };
 	for (size_t i = j.n; i-- > 0;) {
 		const char *path = j.v[i].path;
 		bool planned = false;
 		for (size_t k = 0; k < ev->slots.n && !planned; k++)
 			planned = ev->ch[k].changed && streq(ev->slots.v[k].path, path);
 		struct stat st;
-		if (!planned && root_lstat(&ctx->root, path, &st) == -ENOENT) {
-			log_verbose("%s is gone: its record is dropped", path);
-			journal_forget(&j, path);
+		char *dir = NULL;
+		if (planned || root_lstat(&ctx->root, path, &st) != -ENOENT)
+			continue;
+		if (slot_fs_absent(&ctx->root, &ctx->policy, path, &dir)) {
+			strv_push(&unmounted, dir);
+			continue;
 		}
+		log_verbose("%s is gone: its record is dropped", path);
+		journal_forget(&j, path);
 	}
+	report_unmounted(&ctx->root, &unmounted);
 	/* entries kernel-install wrote from /etc/kernel/cmdline after the tool
 	 * edited it: told before this run's records change that file's */
 	struct strv *copied = xcalloc(ev->slots.n ? ev->slots.n : 1, sizeof(*copied));

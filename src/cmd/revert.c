@@ -30,11 +30,11 @@
 
 #include "facts/context.h"
 
-/* Facts and plan: the current content of every file the journal's
- * records (those of kernel, if given) name, each record undone
- * (revert_plan_record), and, without --kernel, the boot entries written
- * from /etc/kernel/cmdline (revert_plan_copies). */
-static int plan_revert(struct context *ctx, const struct journal *j, const char *kernel, struct revert_plan *p)
+/* The records (those of kernel, if given) undone; a record whose file is
+ * gone with its boot file system (not mounted) stays, that file system's
+ * directory put in unmounted (once a record). */
+static int plan_records(struct context *ctx, const struct journal *j, const char *kernel, struct revert_plan *p,
+			struct strv *unmounted)
 {
 	for (size_t i = 0; i < j->n; i++) {
 		const struct journal_entry *e = &j->v[i];
@@ -43,6 +43,11 @@ static int plan_revert(struct context *ctx, const struct journal *j, const char 
 		_cleanup_free_ char *text = NULL;
 		size_t len = 0;
 		int rr = root_read_file(&ctx->root, e->path, MAX_INPUT_FILE, &text, &len);
+		char *dir = NULL;
+		if (rr == -ENOENT && slot_fs_absent(&ctx->root, NULL, e->path, &dir)) {
+			strv_push(unmounted, dir);
+			continue;
+		}
 		if (rr == -ENOENT) {
 			if (kernel)
 				log_verbose("%s is gone: its record is dropped", e->path);
@@ -54,8 +59,20 @@ static int plan_revert(struct context *ctx, const struct journal *j, const char 
 		}
 		revert_plan_record(p, &ctx->root, e, text, len);
 	}
-	if (kernel || !revert_needs_copies(j))
-		return 0;
+	return 0;
+}
+
+/* Facts and plan: the current content of every file the journal's
+ * records (those of kernel, if given) name, each record undone
+ * (revert_plan_record), and, without --kernel, the boot entries written
+ * from /etc/kernel/cmdline (revert_plan_copies). */
+static int plan_revert(struct context *ctx, const struct journal *j, const char *kernel, struct revert_plan *p)
+{
+	_cleanup_(strv_free) struct strv unmounted = { 0 };
+	int r = plan_records(ctx, j, kernel, p, &unmounted);
+	report_unmounted(&ctx->root, &unmounted);
+	if (r < 0 || kernel || !revert_needs_copies(j))
+		return r;
 	struct slot_list l;
 	if (slots_find(&ctx->root, NULL, NULL, &l) < 0) {
 		/* the revert of the journal's files goes on: a boot file that

@@ -70,3 +70,8 @@ void print_next_boot(const struct context *ctx, const struct next_boot *nb);
 /* Prints a JSON object (json-c), pretty, with a newline: the one object of
  * a --json run (show/report.h), or to stdout. */
 void print_json(struct json_object *obj);
+
+/* Records kept because their files are on a boot file system that is not
+ * mounted: dirs holds that file system's directory once a record; said
+ * once a directory as a warning ("DIR: not mounted: N records kept"). */
+void report_unmounted(const struct root *r, const struct strv *dirs);

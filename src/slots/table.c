@@ -7,6 +7,7 @@
 #include "slots/slot-int.h"
 #include "slots/kinds.h"
 
+#include <stdint.h>
 #include <string.h>
 
 /* What a finder gets: the root, the policy, the default kernel's release
@@ -136,6 +137,35 @@ int slots_find(const struct root *r, const struct policy *p, const char *default
 		return e;
 	}
 	return 0;
+}
+
+bool slot_fs_absent(const struct root *r, const struct policy *p, const char *path, char **dir)
+{
+	static const char *const below[] = { "/loader/", "/EFI/Linux/" };
+	static const char *const mounts[] = { "/efi", "/boot", "/boot/efi" };
+	size_t plen = SIZE_MAX;
+	for (size_t i = 0; i < ARRAY_SIZE(below) && plen == SIZE_MAX; i++) {
+		const char *at = strstr(path, below[i]);
+		if (at)
+			plen = (size_t)(at - path);
+	}
+	bool boot_fs = false;
+	for (size_t i = 0; i < ARRAY_SIZE(mounts) && plen != SIZE_MAX; i++)
+		boot_fs |= strlen(mounts[i]) == plen && strncmp(path, mounts[i], plen) == 0;
+	if (!boot_fs)
+		return false;
+	bool trust = !r->live || trust_boot_env() || (p && p->systemd_boot == TRI_YES);
+	struct boot_dirs b;
+	struct strv rejected = { 0 };
+	find_boot_dirs(r, trust, &b, &rejected);
+	bool found = false;
+	for (size_t i = 0; i < b.n && !found; i++)
+		found = strlen(b.v[i].path) == plen && strncmp(path, b.v[i].path, plen) == 0;
+	boot_dirs_free(&b);
+	strv_free(&rejected);
+	if (!found && dir)
+		*dir = xstrndup(path, plen);
+	return !found;
 }
 
 char *slot_edit(const struct slot *s, const struct decision *d, struct strv *added, struct strv *removed,

@@ -19,6 +19,13 @@
  * -EXIT_SYSTEM. */
 int slots_find(const struct root *r, const struct policy *p, const char *default_kernel, struct slot_list *out);
 
+/* A file gone from the root may have gone with its file system: is path
+ * one on a boot file system (the ESP or XBOOTLDR: the directory before its
+ * loader/ or EFI/Linux/) that is not there now (not mounted, or, on a live
+ * system, not verified as slots_find verifies it)? Then its journal
+ * record must stay. dir (optional) gets that directory. */
+bool slot_fs_absent(const struct root *r, const struct policy *p, const char *path, char **dir);
+
 /* The new content of a slot for a decision (NULL decision = revert handled
  * elsewhere). Returns a new string (identical content when nothing changes)
  * and fills added/removed with the exact tokens added and removed. For read-only kinds returns NULL. */
