@@ -205,6 +205,20 @@ static int early_end(struct context *ctx, const struct apply_options *o, int rc)
 	return rc;
 }
 
+/* No boot configuration at all: nothing was written, and the next boot
+ * will not have the decision. Exit 1 (the boot configuration does not
+ * carry it), a warning and 0 in --hook mode unless strict = yes. */
+static int no_boot_config(struct context *ctx, const struct apply_options *o, const struct evaluation *ev)
+{
+	_cleanup_free_ char *what = no_boot_config_text(ctx, ev);
+	if (o->hook && !(ctx->policy_loaded && ctx->policy.strict)) {
+		diag_warn("nothing written: %s", what);
+		return EXIT_OK;
+	}
+	diag_error(EXIT_DRIFT, "nothing written: %s", what);
+	return EXIT_DRIFT;
+}
+
 int apply_run(struct context *ctx, const struct apply_options *o)
 {
 	/* Where an earlier run left the lock file, take the lock first and
@@ -290,7 +304,7 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 		for (size_t i = 0; i < ev.slots.n && ran > 0; i++)
 			if (ev.slots.v[i].kind == SLOT_GRUB_CFG && !ev.slots.v[i].unmanaged)
 				printf("regenerated %s\n", esc(ev.slots.v[i].path));
-		if (!changed && ran == 0)
+		if (!changed && ran == 0 && !ev.no_boot_config)
 			printf("nothing to change\n");
 	}
 	if (r >= 0 && wrote) {
@@ -323,8 +337,10 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 			print_next_boot(ctx, &nb);
 		}
 	}
-	evaluation_free(&ev);
 	int rc = r < 0 ? -r : EXIT_OK;
+	if (rc == EXIT_OK && ev.no_boot_config)
+		rc = no_boot_config(ctx, o, &ev);
+	evaluation_free(&ev);
 	if (obj)
 		json_report_emit(obj, rc);
 	return rc;

@@ -70,7 +70,7 @@ int cmd_check(struct context *ctx, int argc, char **argv)
 		for (size_t i = 0; i < ev.slots.n; i++) {
 			const struct slot *s = &ev.slots.v[i];
 			const struct slot_change *ch = &ev.ch[i];
-			if (ch->state != SLOT_DRIFT && ch->state != SLOT_MISSING && ch->state != SLOT_NOT_REGENERATED)
+			if (!slot_change_drifts(ch) && ch->state != SLOT_NOT_REGENERATED)
 				continue;
 			printf("%s: %s", slot_state_name(ch->state), esc(s->path));
 			for (size_t j = 0; j < ch->added.n; j++)
@@ -80,6 +80,10 @@ int cmd_check(struct context *ctx, int argc, char **argv)
 			if (slot_note(s, ch))
 				printf(": %s", esc(slot_note(s, ch)));
 			printf("\n");
+		}
+		if (ev.no_boot_config) {
+			_cleanup_free_ char *what = no_boot_config_text(ctx, &ev);
+			printf("not in sync: %s\n", esc(what));
 		}
 		if (rc == EXIT_OK)
 			printf("in sync\n");

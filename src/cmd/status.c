@@ -99,7 +99,12 @@ int cmd_status(struct context *ctx, int argc, char **argv)
 	for (size_t i = 0; i < ev.slots.rejected.n; i++)
 		printf("  rejected:      %s\n", esc(ev.slots.rejected.v[i]));
 	grub_status(&ctx->root, &ev.slots, ev.ch);
-	printf("In sync: %s\n", ev.in_sync ? "yes" : "no");
+	if (ev.no_boot_config) {
+		_cleanup_free_ char *what = no_boot_config_text(ctx, &ev);
+		printf("In sync: no: %s\n", esc(what));
+	} else {
+		printf("In sync: %s\n", ev.in_sync ? "yes" : "no");
+	}
 	if (ctx->root.live)
 		printf("Reboot pending: %s\n", ev.reboot_pending ? "yes" : "no");
 	evaluation_free(&ev);

@@ -128,7 +128,9 @@ static int plan_slot(const struct evaluation *ev, const struct slot *s, struct s
 		 * entry that already has the tokens (an earlier run was
 		 * killed between its renames) is still created. */
 		c->changed = s->create && ((!d->keep && d->add.n > 0) || grub_slot_creates(s, d));
-		c->state = c->changed ? SLOT_MISSING : SLOT_IN_SYNC;
+		c->state = SLOT_MISSING;
+		if (!c->changed)
+			c->note = xstrdup("not there, and not needed: the decision puts nothing in it");
 		return 0;
 	}
 	c->changed = c->new_len != s->len || memcmp(c->new_content, s->content, s->len) != 0;
@@ -192,8 +194,11 @@ static int decide_and_plan(struct context *ctx, const char *only, struct kernel 
 			return r;
 	}
 	grub_settle_menus(&ctx->root, &ev->slots, ev->ch);
+	ev->no_boot_config = ev->slots.n == 0 && ev->def && !ev->def->d.keep;
+	if (ev->no_boot_config)
+		ev->in_sync = false;
 	for (size_t i = 0; i < ev->slots.n; i++)
-		if (ev->ch[i].state == SLOT_DRIFT || ev->ch[i].state == SLOT_MISSING)
+		if (slot_change_drifts(&ev->ch[i]))
 			ev->in_sync = false;
 
 	/* Reboot pending: the running kernel's memcg state is not what its
@@ -239,7 +244,7 @@ static void plan_free(struct evaluation *ev)
 	ev->def = NULL;
 	memset(&ev->grub, 0, sizeof(ev->grub));
 	ev->ch = NULL;
-	ev->in_sync = ev->reboot_pending = ev->running_known = false;
+	ev->in_sync = ev->reboot_pending = ev->running_known = ev->no_boot_config = false;
 }
 
 bool evaluation_can_follow_commit(const struct evaluation *ev)
@@ -302,7 +307,7 @@ int evaluation_follow_commit(struct context *ctx, const char *only, struct evalu
 			strv_free(&c->added);
 			strv_free(&c->removed);
 		}
-		if (c->state == SLOT_DRIFT || c->state == SLOT_MISSING)
+		if (slot_change_drifts(c))
 			ev->in_sync = false;
 	}
 	return 0;

@@ -19,6 +19,11 @@ struct evaluation {
 	struct slot_list slots;
 	struct slot_change *ch;      /* one per slot, same index */
 	bool in_sync;
+	/* no boot slot at all, for a kernel the decision has an opinion
+	 * on: nothing carries the decision to the next boot (a boot
+	 * partition not mounted, a tree before its boot loader); never
+	 * in sync */
+	bool no_boot_config;
 	bool reboot_pending;         /* live: the running kernel runs otherwise */
 	bool running_known;
 };

@@ -26,7 +26,7 @@ static size_t drifting(const struct evaluation *ev)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < ev->slots.n; i++)
-		if (ev->ch[i].state == SLOT_DRIFT || ev->ch[i].state == SLOT_MISSING)
+		if (slot_change_drifts(&ev->ch[i]))
 			n++;
 	return n;
 }
@@ -63,10 +63,15 @@ void print_plugin_line(const struct context *ctx, const struct evaluation *ev, i
 			   memcg_state_name(kd->d.state), kd->k->version, memcg_state_name(nb.running));
 		break;
 	default: {
+		if (ev->no_boot_config) {
+			_cleanup_free_ char *what = no_boot_config_text(ctx, ev);
+			sb_append(&sb, what);
+			break;
+		}
 		sb_appendf(&sb, "drift: %zu boot slot%s not as decided (memcg %s for %s):", drifting(ev),
 			   drifting(ev) == 1 ? "" : "s", memcg_state_name(kd->d.state), kd->k->version);
 		for (size_t i = 0; i < ev->slots.n; i++)
-			if (ev->ch[i].state == SLOT_DRIFT || ev->ch[i].state == SLOT_MISSING)
+			if (slot_change_drifts(&ev->ch[i]))
 				sb_appendf(&sb, " %s", ev->slots.v[i].path);
 		sb_append(&sb, "; memcg-policy apply fixes it");
 		break;

@@ -75,3 +75,7 @@ void print_json(struct json_object *obj);
  * mounted: dirs holds that file system's directory once a record; said
  * once a directory as a warning ("DIR: not mounted: N records kept"). */
 void report_unmounted(const struct root *r, const struct strv *dirs);
+
+/* evaluation's no_boot_config, said: where nothing was found, what the
+ * next boot misses, what to do. */
+char *no_boot_config_text(const struct context *ctx, const struct evaluation *ev);

@@ -69,7 +69,7 @@ struct slot {
 
 /* What the plan does with a slot (plan/plan.h): its new content and why. */
 struct slot_change {
-	enum slot_state state;   /* in-sync, drift, missing, unmanaged */
+	enum slot_state state;   /* in-sync, drift, missing (the file does not exist), unmanaged */
 	const struct decision *d; /* the decision this slot follows; NULL if unmanaged */
 	const char *kernel;      /* release whose decision applies */
 	char *new_content;       /* NULL: read-only or unmanaged */
@@ -90,6 +90,14 @@ struct slot_list {
 
 void slots_free(struct slot_list *l);
 void menu_facts_free(struct menu_facts *m);
+/* Does the slot keep the boot configuration from being in sync: it
+ * differs, or it is missing and must be created? (A missing file that
+ * the decision needs nothing in is missing, and in sync.) */
+static inline bool slot_change_drifts(const struct slot_change *c)
+{
+	return c->state == SLOT_DRIFT || (c->state == SLOT_MISSING && c->changed);
+}
+
 /* What to say about a slot: the plan's note, else the slot's own. */
 static inline const char *slot_note(const struct slot *s, const struct slot_change *c)
 {

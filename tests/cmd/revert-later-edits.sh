@@ -22,6 +22,7 @@ setup_bls() {
 }
 apply() { expect_exit "$1: apply" 0 "$MEMCG_POLICY" --root "$root" apply; }
 revert() { expect_exit "$1: revert" 0 "$MEMCG_POLICY" --root "$root" revert; }
+lacks_token() { ! grep -qw cgroup_disable=memory "$1"; }
 opts() { sed -n 's/^options[[:space:]]*//p' "$1"; }
 
 # 1. An entry whose root= the admin fixed between two applies (a new root
@@ -80,7 +81,7 @@ printf '[policy]\nmode = on\n' | write_policy "$root/etc/memcg-policy.conf"
 sed -i 's/^options.*/& cgroup_disable=memory/' "$entry"
 apply "removed token, edit between applies"
 check "removed token, edit between applies: the token was taken out" \
-	sh -c '! grep -qw cgroup_disable=memory "$1"' sh "$entry"
+	lacks_token "$entry"
 sed -i 's/^options.*/options    root=UUID=feedf00d-0000-4000-8000-000000000004 ro cgroup_disable=memory/' "$entry"
 apply "removed token, edit between applies: again"
 revert "removed token, edit between applies"

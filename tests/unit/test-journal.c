@@ -135,6 +135,43 @@ TEST(journal_round_trip)
 	rm_rf(dir);
 }
 
+/* A write on a file someone changed since the tool's last write rebases
+ * the record: the original becomes that change without the tool's tokens
+ * (and with the admin's it had removed), so revert keeps it. */
+TEST(journal_record_rebase)
+{
+	struct journal j = {0};
+	const char *p = "/boot/cmdline.txt";
+	struct strv add = toks("cgroup_disable=memory", NULL);
+	journal_record(&j, p, NULL, true, "root=/dev/a quiet\n", 18, "root=/dev/a quiet cgroup_disable=memory\n", 40,
+		       &add, NULL);
+	/* the admin moves root= and drops the token; the tool adds it again */
+	journal_record(&j, p, NULL, true, "root=/dev/b quiet\n", 18, "root=/dev/b quiet cgroup_disable=memory\n", 40,
+		       &add, NULL);
+	struct journal_entry *e = journal_find(&j, p);
+	CHECK(e && e->had_original);
+	CHECK(e && bytes_eq(e->original, e->original_len, "root=/dev/b quiet\n", 18));
+	/* the same, with the token kept by the admin: taken out of the original */
+	journal_record(&j, p, NULL, true, "root=/dev/c cgroup_disable=memory\n", 34,
+		       "root=/dev/c cgroup_disable=memory x\n", 36, NULL, NULL);
+	e = journal_find(&j, p);
+	CHECK(e && bytes_eq(e->original, e->original_len, "root=/dev/c\n", 12));
+	/* a write that never landed (the file as before it) is no change */
+	journal_record(&j, p, NULL, true, "root=/dev/c cgroup_disable=memory\n", 34, "w\n", 2, NULL, NULL);
+	e = journal_find(&j, p);
+	CHECK(e && bytes_eq(e->original, e->original_len, "root=/dev/c\n", 12));
+	/* a file the tool created and the admin then changed is the admin's */
+	journal_record(&j, "/etc/kernel/cmdline", NULL, false, NULL, 0, "root=x cgroup_disable=memory\n", 29, &add,
+		       NULL);
+	journal_record(&j, "/etc/kernel/cmdline", NULL, true, "root=y\n", 7, "root=y cgroup_disable=memory\n", 29,
+		       &add, NULL);
+	e = journal_find(&j, "/etc/kernel/cmdline");
+	CHECK(e && e->had_original);
+	CHECK(e && bytes_eq(e->original, e->original_len, "root=y\n", 7));
+	strv_free(&add);
+	journal_free(&j);
+}
+
 TEST(journal_record_semantics)
 {
 	struct journal j = {0};
@@ -164,10 +201,10 @@ TEST(journal_record_semantics)
 		CHECK_INT(e->removed.n, 0);
 	}
 
-	/* tokens accumulate without duplicates */
+	/* tokens accumulate without duplicates (each write made on the last) */
 	add = toks("cgroup_disable=memory", "foo=1");
-	journal_record(&j, p, NULL, true, "", 0, "y\n", 2, &add, NULL);
-	journal_record(&j, p, NULL, true, "", 0, "z\n", 2, &add, NULL);
+	journal_record(&j, p, NULL, true, "quiet cgroup_disable=memory x\n", 30, "y\n", 2, &add, NULL);
+	journal_record(&j, p, NULL, true, "y\n", 2, "z\n", 2, &add, NULL);
 	strv_free(&add);
 	e = journal_find(&j, p);
 	CHECK(e && e->added.n == 2);
@@ -453,5 +490,5 @@ TEST(lock_creates_run)
 	rm_rf(outside);
 }
 
-TEST_MAIN(T(journal_missing_is_empty), T(journal_round_trip), T(journal_record_semantics), T(journal_corrupt), T(journal_untrusted_owner_or_mode), T(journal_paths_are_slots),
+TEST_MAIN(T(journal_missing_is_empty), T(journal_round_trip), T(journal_record_semantics), T(journal_record_rebase), T(journal_corrupt), T(journal_untrusted_owner_or_mode), T(journal_paths_are_slots),
 	  T(lock_creates_run), T(lock_waits_for_holder), T(lock_waits_quietly_with_q))

@@ -1,0 +1,35 @@
+/* show/notes.c - notes said the same way by several commands: records
+ * kept for a boot file system that is not mounted, no boot configuration
+ * at all; see show/report.h. */
+#include "show/report.h"
+#include "lib/diag.h"
+
+void report_unmounted(const struct root *r, const struct strv *dirs)
+{
+	for (size_t i = 0; i < dirs->n; i++) {
+		bool seen = false;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = streq(dirs->v[k], dirs->v[i]);
+		if (seen)
+			continue;
+		size_t n = 0;
+		for (size_t k = i; k < dirs->n; k++)
+			n += streq(dirs->v[k], dirs->v[i]);
+		_cleanup_free_ char *d = root_display(r, dirs->v[i]);
+		diag_warn("%s: not mounted: %zu record%s kept (%s once it is mounted)", d, n, n == 1 ? "" : "s",
+			  "its files are undone or forgotten");
+	}
+}
+
+char *no_boot_config_text(const struct context *ctx, const struct evaluation *ev)
+{
+	_cleanup_free_ char *d = root_display(&ctx->root, "/");
+	size_t n = strlen(d);
+	if (n > 1 && d[n - 1] == '/')
+		d[n - 1] = '\0';
+	const struct kernel_decision *kd = ev->def;
+	return xasprintf("no boot configuration found in %s (no boot entry, /etc/kernel/cmdline, cmdline.txt or "
+			 "GRUB file): nothing carries memcg %s for %s to the next boot; mount the boot partition or "
+			 "install the boot loader, then run apply again",
+			 d, kd ? memcg_state_name(kd->d.state) : "?", kd ? kd->k->version : "?");
+}

@@ -1,0 +1,91 @@
+#!/bin/bash
+# What is not there is never "in sync".
+# No boot configuration at all (a Raspberry Pi image whose boot/firmware
+# is not mounted, a tree before its boot loader package): nothing carries
+# the decision to the next boot, so nothing says "in sync" or "nothing to
+# change": check exits 1, monitoring is not OK, apply and set exit 1 and
+# say nothing was written and why (a warning and 0 from the hook, unless
+# strict = yes). Where the decision has no opinion (keep), there is
+# nothing to carry, and no boot configuration is in sync.
+# A slot whose file does not exist is "missing" (see the end).
+. "$TOP/tests/lib.sh"
+
+# setup CONFIG MODE [EXTRA-POLICY]: a root with one kernel and no boot
+# configuration
+setup() {
+	root=$(mkroot)
+	add_kernel "$root" "$2" "$FIX/configs/$1"
+	printf '[policy]\nmode = %s\n%b' "$3" "${4:-}" | write_policy "$root/etc/memcg-policy.conf"
+}
+says() { # NAME TEXT PATTERN
+	case $2 in
+	*"$3"*) pass "$1" ;;
+	*) fail "$1" "$2" ;;
+	esac
+}
+for mode in off on; do
+	for k in "debian12-amd64.config 6.1.0-40-amd64" "rpi-6.6-bcm2712.config 6.6.51+rpt-rpi-2712"; do
+		read -r cfg ver <<<"$k"
+		name="$ver, mode $mode"
+		setup "$cfg" "$ver" "$mode"
+		expect_exit "$name: check is not in sync (exit 1)" 1 "$MEMCG_POLICY" --root "$root" check
+		says "$name: check says there is no boot configuration" "$OUT" "not in sync: no boot configuration found"
+		says "$name: check says what to do" "$OUT" "mount the boot partition or install the boot loader"
+		expect_exit "$name: check --monitoring is CRITICAL (2)" 2 "$MEMCG_POLICY" --root "$root" check --monitoring
+		says "$name: the monitoring line says why" "$OUT" "MEMCG-POLICY CRITICAL - no boot configuration found"
+		expect_exit "$name: status" 0 "$MEMCG_POLICY" --root "$root" status
+		says "$name: status: not in sync" "$OUT" "In sync: no: no boot configuration found"
+		json_run "$name: status --json" "$MEMCG_POLICY" --root "$root" --json status
+		expect_eq "$name: status --json: in_sync false" "$(jq -r .in_sync <<<"$OUT")" false
+		expect_exit "$name: apply exits 1" 1 "$MEMCG_POLICY" --root "$root" apply
+		says "$name: apply says nothing was written" "$ERR" "nothing written: no boot configuration found"
+		case $OUT in
+		*"nothing to change"*) fail "$name: apply does not say 'nothing to change'" "$OUT" ;;
+		*) pass "$name: apply does not say 'nothing to change'" ;;
+		esac
+		case $OUT in
+		*"memcg $mode"*) fail "$name: apply does not promise the next boot's state" "$OUT" ;;
+		*) pass "$name: apply does not promise the next boot's state" ;;
+		esac
+		check "$name: apply wrote nothing" test ! -e "$root/var/lib/memcg-policy/journal.json"
+		expect_exit "$name: apply --dry-run exits 1" 1 "$MEMCG_POLICY" --root "$root" apply --dry-run
+		expect_exit "$name: apply --hook: a warning, exit 0" 0 "$MEMCG_POLICY" --root "$root" apply --hook
+		says "$name: apply --hook warns" "$ERR" "warning: nothing written: no boot configuration found"
+		json_run "$name: apply --json" "$MEMCG_POLICY" --root "$root" --json apply
+		expect_eq "$name: apply --json: exit 1, in_sync false, changed false" \
+			"$(jq -r '[.exit_code, .in_sync, .changed] | @tsv' <<<"$OUT")" "$(printf '1\tfalse\tfalse')"
+		other=on
+		[ "$mode" = on ] && other=off
+		expect_exit "$name: set $other exits 1" 1 "$MEMCG_POLICY" --root "$root" set "$other"
+		says "$name: set says nothing was written to the boot configuration" "$ERR" "nothing written:"
+	done
+done
+
+setup debian12-amd64.config 6.1.0-40-amd64 off 'strict = yes\n'
+expect_exit "strict = yes: apply --hook exits 1" 1 "$MEMCG_POLICY" --root "$root" apply --hook
+
+# a decision without an opinion: nothing to carry
+setup debian12-amd64.config 6.1.0-40-amd64 auto '[auto]\notherwise = keep\n'
+expect_exit "otherwise = keep, nothing needs memcg: check in sync" 0 "$MEMCG_POLICY" --root "$root" check
+expect_exit "otherwise = keep: apply" 0 "$MEMCG_POLICY" --root "$root" apply
+
+# A slot whose file does not exist is "missing", never "in-sync": in sync
+# all the same where the decision puts nothing in it (memcg on, a kernel
+# that has it on by default), drift where it must be created.
+for mode in on off; do
+	root=$(mkroot)
+	cp -a "$FIX/roots/systemd-boot-xbootldr/." "$root/"
+	add_kernel "$root" 6.8.11-300.fc40.x86_64 "$FIX/configs/debian12-amd64.config"
+	add_kernel "$root" 6.9.7-200.fc40.x86_64 "$FIX/configs/debian12-amd64.config"
+	printf '[policy]\nmode = %s\n' "$mode" | write_policy "$root/etc/memcg-policy.conf"
+	expect_exit "absent /etc/kernel/cmdline, mode $mode: status" 0 "$MEMCG_POLICY" --root "$root" status
+	line=$(grep -E '^  [a-z-]+ +[a-z-]+ +/etc/kernel/cmdline' <<<"$OUT")
+	expect_eq "absent /etc/kernel/cmdline, mode $mode: status says missing" "$(awk '{print $2}' <<<"$line")" missing
+	json_run "absent /etc/kernel/cmdline, mode $mode: status --json" "$MEMCG_POLICY" --root "$root" --json status
+	expect_eq "absent /etc/kernel/cmdline, mode $mode: --json state missing" \
+		"$(jq -r '.slots[] | select(.path == "/etc/kernel/cmdline") | .state' <<<"$OUT")" missing
+	want=0
+	[ "$mode" = off ] && want=1
+	expect_exit "absent /etc/kernel/cmdline, mode $mode: check exits $want" "$want" \
+		"$MEMCG_POLICY" --root "$root" check
+done
