@@ -6,6 +6,11 @@
 # skipped]". Each test prints lines "PASS: name" / "FAIL: name" / "SKIP:
 # name"; a test program that exits non-zero without a FAIL line counts as
 # one failure of its own.
+#
+# Up to TEST_JOBS (default: the number of CPUs, at most 4) tests run at
+# once, each with its own output; the results are printed in the order
+# above. The tests that time races between processes (SERIAL below) run
+# alone, after the others.
 set -u
 build=${1:?usage: tests/run.sh BUILD-DIR [TEST...]}
 shift
@@ -19,19 +24,16 @@ export MEMCG_POLICY="$build/memcg-policy"
 export TOP="$top"
 export LC_ALL=C
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
 passed=0
 failed=0
 skipped=0
 
-run_one() {
-	local name=$1
-	shift
-	local out rc
-	out=$("$@" 2>&1)
-	rc=$?
+# report NAME OUTFILE RC: counts and prints one finished test
+report() {
+	local name=$1 out rc=$3
+	out=$(cat "$2")
 	printf '%s\n' "$out" | sed "s|^|[$name] |" >>"$log"
-	local p f
+	local p f s
 	p=$(printf '%s\n' "$out" | grep -c '^PASS: ')
 	f=$(printf '%s\n' "$out" | grep -c '^FAIL: ')
 	s=$(printf '%s\n' "$out" | grep -c '^SKIP: ')
@@ -50,6 +52,28 @@ run_one() {
 	if [ "$f" -ne 0 ]; then
 		printf '%s\n' "$out" | grep -v '^PASS: ' | sed 's/^/    /'
 	fi
+}
+
+# tests that time races between processes: run alone
+SERIAL=" cmd/concurrency cmd/crash "
+# the longest: started first, so that the others fill the time beside them
+LONG=" cmd/grub cmd/walk cmd/security cmd/confine cmd/apply cmd/badinput "
+jobs=${TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
+[ "$jobs" -gt 4 ] && jobs=4
+outdir=$(mktemp -d)
+trap 'rm -f "$log"; rm -rf "$outdir"' EXIT
+names=()
+paths=()
+add_test() { names+=("$1"); paths+=("$2"); }
+
+# start I: runs test I in the background, its output in outdir/I.out and
+# its exit code in outdir/I.rc
+start() {
+	local i=$1
+	case ${names[$i]} in
+	unit/*) ("${paths[$i]}" >"$outdir/$i.out" 2>&1; echo $? >"$outdir/$i.rc") & ;;
+	*) (bash "${paths[$i]}" >"$outdir/$i.out" 2>&1; echo $? >"$outdir/$i.rc") & ;;
+	esac
 }
 
 # the tests named, or all of them
@@ -76,10 +100,28 @@ for a in "$@"; do
 	fi
 done
 for t in ${units[@]+"${units[@]}"}; do
-	run_one "unit/$(basename "$t")" "$t"
+	add_test "unit/$(basename "$t")" "$t"
 done
 for t in ${scripts[@]+"${scripts[@]}"}; do
-	run_one "cmd/$(basename "$t" .sh)" bash "$t"
+	add_test "cmd/$(basename "$t" .sh)" "$t"
+done
+order=()
+for i in "${!names[@]}"; do
+	case $LONG in *" ${names[$i]} "*) order+=("$i") ;; esac
+done
+for i in "${!names[@]}"; do
+	case $LONG$SERIAL in *" ${names[$i]} "*) ;; *) order+=("$i") ;; esac
+done
+for i in ${order[@]+"${order[@]}"}; do
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+	start "$i"
+done
+wait
+for i in "${!names[@]}"; do
+	case $SERIAL in *" ${names[$i]} "*) start "$i"; wait ;; esac
+done
+for i in "${!names[@]}"; do
+	report "${names[$i]}" "$outdir/$i.out" "$(cat "$outdir/$i.rc")"
 done
 if [ "$skipped" -gt 0 ]; then
 	echo "$passed passed, $failed failed, $skipped skipped"
