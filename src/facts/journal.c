@@ -121,13 +121,6 @@ static bool strv_take_out(struct strv *sv, const char *s)
 	return false;
 }
 
-static bool same_bytes(const char *a, size_t alen, const char *b, size_t blen)
-{
-	if (!a || !b)
-		return !a && !b;
-	return alen == blen && memcmp(a, b, alen) == 0;
-}
-
 /* The file was changed since the tool's last write (an admin's edit, a
  * config manager, a distribution tool): that change is the admin's, and
  * revert must keep it. The original becomes the content as changed,
@@ -162,8 +155,8 @@ void journal_record(struct journal *j, const char *path, const char *kernel, boo
 		    const struct strv *removed)
 {
 	struct journal_entry *e = journal_find(j, path);
-	if (e && !same_bytes(old, old_len, e->written, e->written_len) &&
-	    !same_bytes(old, old_len, e->before, e->before_len))
+	if (e && !bytes_same(old, old_len, e->written, e->written_len) &&
+	    !bytes_same(old, old_len, e->before, e->before_len))
 		rebase(e, existed ? old : NULL, old_len);
 	if (!e) {
 		e = entry_new(j, path);
@@ -205,10 +198,8 @@ void journal_prune(struct journal *j, const char *path, const char *cur, size_t 
 	const struct journal_entry *e = journal_get(j, path);
 	if (!e)
 		return;
-	bool landed = cur ? e->written && cur_len == e->written_len && memcmp(cur, e->written, cur_len) == 0
-			  : !e->written;
-	bool back = e->had_original ? e->written && e->written_len == e->original_len &&
-					      memcmp(e->written, e->original, e->original_len) == 0
+	bool landed = bytes_same(cur, cur_len, e->written, e->written_len);
+	bool back = e->had_original ? e->written && bytes_same(e->written, e->written_len, e->original, e->original_len)
 				    : !e->written;
 	if (landed && back)
 		journal_forget(j, path);

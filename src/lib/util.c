@@ -179,6 +179,13 @@ bool endswith(const char *s, const char *suffix)
 	return a >= b && memcmp(s + a - b, suffix, b) == 0;
 }
 
+bool bytes_same(const char *a, size_t alen, const char *b, size_t blen)
+{
+	if (!a || !b)
+		return !a && !b;
+	return alen == blen && memcmp(a, b, alen) == 0;
+}
+
 bool streq_ptr(const char *a, const char *b)
 {
 	if (!a || !b)

@@ -97,6 +97,8 @@ static inline bool text_next_line(const char *text, size_t len, size_t *pos, con
 bool startswith(const char *s, const char *prefix);
 bool endswith(const char *s, const char *suffix);
 bool streq_ptr(const char *a, const char *b);
+/* The same bytes, NULL (absent) equal only to NULL. */
+bool bytes_same(const char *a, size_t alen, const char *b, size_t blen);
 static inline bool streq(const char *a, const char *b) { return strcmp(a, b) == 0; }
 
 /* Parses sizes such as "512M", "1G", "1024" (bytes; K/M/G/T are powers of

@@ -210,9 +210,8 @@ void slot_undo(enum slot_kind k, const struct journal_entry *e, const char *text
 	}
 	/* as the tool left it: its last write, or, where that write never
 	 * landed (a power cut after the journal), what it had left before */
-	const bool as_written =
-		(e->written && out->cur_len == e->written_len && memcmp(out->cur, e->written, e->written_len) == 0) ||
-		(e->before && out->cur_len == e->before_len && memcmp(out->cur, e->before, e->before_len) == 0);
+	const bool as_written = (e->written && bytes_same(out->cur, out->cur_len, e->written, e->written_len)) ||
+				(e->before && bytes_same(out->cur, out->cur_len, e->before, e->before_len));
 	if (!o->undo || (as_written && !e->had_original)) {
 		out->action = o->writes == SLOT_WRITES_FILE ? UNDO_DELETE : UNDO_NOTHING;
 		return;
