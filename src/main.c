@@ -322,6 +322,10 @@ int main(int argc, char **argv)
 		json_report_fallback(&ctx, cmd->name, EXIT_SYSTEM);
 		return EXIT_SYSTEM;
 	}
+	/* a chroot is said once, where the run is read by a person */
+	if (ctx.root.chroot && !ctx.json && log_verbosity >= 0 && !streq(cmd->name, "grub-cmdline"))
+		fprintf(stderr, "%s: in a chroot: / is read as an image, not as the running system "
+				"(no running kernel, RAM from assume-ram)\n", program_name);
 	optind = 0; /* GNU getopt: full reset for the command's own parsing */
 	int rc = cmd->fn(&ctx, sub_argc, sub_argv);
 	json_report_fallback(&ctx, cmd->name, rc);

@@ -64,7 +64,8 @@ int cmd_status(struct context *ctx, int argc, char **argv)
 		evaluation_free(&ev);
 		return json_report_emit(o, EXIT_OK);
 	}
-	printf("Root: %s%s\n", esc(ctx->root.path), ctx->root.live ? " (live system)" : "");
+	printf("Root: %s%s\n", esc(ctx->root.path),
+	       ctx->root.live ? " (live system)" : ctx->root.chroot ? " (a chroot: read as an image)" : "");
 	printf("Kernels:\n");
 	for (size_t i = 0; i < ev.n_kd; i++)
 		print_kernel(&ev, &ev.kd[i]);

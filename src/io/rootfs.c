@@ -1,5 +1,6 @@
 /* io/rootfs.c - root-confined file access, see io/rootfs.h */
 #include "io/rootfs.h"
+#include "io/chroot.h"
 #include "io/inputs.h"
 #include "io/readcache.h"
 #include "lib/util.h"
@@ -21,7 +22,8 @@ static int openat2_supported = -1; /* unknown, 0 no, 1 yes */
 
 int root_open(struct root *r, const char *path)
 {
-	r->live = path == NULL;
+	r->chroot = path == NULL && running_in_chroot() > 0;
+	r->live = path == NULL && !r->chroot;
 	r->path = xstrdup(path ? path : "/");
 	r->fd = open(r->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (r->fd < 0) {

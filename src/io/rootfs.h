@@ -18,10 +18,12 @@
 struct root {
 	int fd;      /* O_PATH descriptor of the root directory */
 	char *path;  /* as given, for messages and for child processes */
-	bool live;   /* no --root: the running system ("/") */
+	bool live;   /* no --root, not in a chroot: the running system ("/") */
+	bool chroot; /* no --root, in a chroot (io/chroot.h): "/" as an offline root */
 };
 
-/* Opens the root directory. path NULL means the live system. */
+/* Opens the root directory. path NULL means "/": the live system, or, in
+ * a chroot, an offline root like any --root (not live, chroot set). */
 int root_open(struct root *r, const char *path);
 void root_close(struct root *r);
 

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "io/jsonc.h"
@@ -40,7 +41,11 @@ int json_output_begin(const char *root_path)
 	int fd = dup(STDOUT_FILENO);
 	if (fd < 0)
 		return -errno;
+	/* stray output goes nowhere: /dev/null, or, in a tree without /dev
+	 * (a bare chroot), an anonymous file of its own */
 	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (null < 0 && errno == ENOENT)
+		null = memfd_create("memcg-policy-stdout", MFD_CLOEXEC);
 	if (null < 0 || dup2(null, STDOUT_FILENO) < 0) {
 		int e = errno;
 		if (null >= 0)
@@ -115,7 +120,10 @@ struct json_object *json_report_new(const struct context *ctx, const char *comma
 	json_object_object_add(o, "errors", json_object_new_array());
 	json_object_object_add(o, "warnings", json_object_new_array());
 	json_object_object_add(o, "root", json_object_new_string(ctx->root_path ? ctx->root_path : "/"));
-	json_object_object_add(o, "live", json_object_new_boolean(!ctx->root_path));
+	/* before the root is opened (a usage error): as the options say */
+	bool opened = ctx->root.fd >= 0;
+	json_object_object_add(o, "live", json_object_new_boolean(opened ? ctx->root.live : !ctx->root_path));
+	json_object_object_add(o, "chroot", json_object_new_boolean(opened && ctx->root.chroot));
 	static const char *const null_keys[] = {
 		"kernel", "decision", "kernels", "slots", "boot_dir", "rejected_boot_dirs", "in_sync",
 		"reboot_pending", "running", "policy", "system", "next_boot", "reboot_needed", "reapply_pending",

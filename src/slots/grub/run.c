@@ -167,15 +167,17 @@ int grub_after_commit(const struct root *r, const struct policy *p, const struct
 	enum tristate want = p ? p->regenerate : TRI_AUTO;
 	if (mode == GRUB_REGEN_POLICY && !r->live && want == TRI_YES) {
 		const struct origin *o = &p->regenerate_origin;
-		diag_warn("%s%s%u: regenerate = yes is ignored with --root (no program of the image runs unless asked "
+		diag_warn("%s%s%u: regenerate = yes is ignored %s (no program of the image runs unless asked "
 			    "on the command line): use apply --regenerate",
-			    o->file ? o->file : "", o->file ? ":" : "", o->line);
+			    o->file ? o->file : "", o->file ? ":" : "", o->line, r->chroot ? "in a chroot" : "with --root");
 	}
 	if (mode == GRUB_REGEN_NEVER || (mode == GRUB_REGEN_POLICY && (want == TRI_NO || !r->live))) {
 		_cleanup_free_ char *how = grub_regen_text(&g);
 		if (r->live || mode == GRUB_REGEN_NEVER)
 			log_verbose("GRUB menu not regenerated (%s): run %s",
 				    mode == GRUB_REGEN_NEVER ? "--no-regenerate" : "regenerate = no", how);
+		else if (r->chroot)
+			diag_warn("GRUB menu not regenerated (in a chroot): run %s, or apply --regenerate", how);
 		else
 			diag_warn("GRUB menu not regenerated in %s (--root): run %s inside it, or apply --regenerate", r->path,
 				    how);
