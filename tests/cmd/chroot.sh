@@ -52,6 +52,7 @@ in_chroot() {
 	shift
 	local o e
 	o=$(mktemp) e=$(mktemp)
+	# shellcheck disable=SC2016 # the script's variables are its own
 	unshare -m --propagation private bash -c '
 		t=$1 lib=$2 proc=$3; shift 3
 		mount --bind -o ro "$lib" "$t/opt/lib" || exit 90

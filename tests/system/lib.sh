@@ -219,10 +219,13 @@ close_system() {
 # environment, no questions from debconf).
 # SYS_ENV: more NAME=VALUE for every command (the ESP checks relaxed
 # where the ESP is a directory in the chroot, see esp_to_image).
+# AS_LIVE: more NAME=VALUE while the chroot stands for the running
+# machine (the administrator's steps; empty for an image build's steps).
 SYS_ENV=()
+AS_LIVE=()
 in_sys() {
 	chroot "$MNT" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-		HOME=/root LC_ALL=C DEBIAN_FRONTEND=noninteractive "${SYS_ENV[@]}" "$@"
+		HOME=/root LC_ALL=C DEBIAN_FRONTEND=noninteractive "${SYS_ENV[@]}" "${AS_LIVE[@]}" "$@"
 }
 
 # ------------------------------------------------------------------- QEMU

@@ -3,7 +3,10 @@
 # time with mmdebstrap from the Debian mirror, the memcg-policy package
 # (built from this tree with dpkg-buildpackage) installed into them with
 # apt, the administrator's whole journey walked in a chroot with the
-# distribution's own tools, and each step booted under QEMU (TCG) by the
+# distribution's own tools (the chroot standing for the running machine:
+# MEMCG_POLICY_IGNORE_CHROOT=1, except in step 3, a kernel installed as
+# an image build installs it, where the chroot is what it is), and each
+# step booted under QEMU (TCG) by the
 # bootloader installed on the disk image, systemd as init; a unit added by
 # the test reports the memory controller's state on the serial console.
 # See tests/system/README.md.
@@ -90,6 +93,21 @@ expect_token() { # expect_token WHAT LINE TOKEN yes|no
 	has_token "$2" "$3" && got=yes
 	if [ "$got" = "$4" ]; then pass "$SYS $STEP: $1"; else fail "$SYS $STEP: $1" "line: $2" "$3 present: $got, wanted: $4"; fi
 }
+
+# as_live: the chroot stands for the running machine (an administrator's
+# step); as_image: it is an image being built, as a chroot is to the tool.
+as_live() { AS_LIVE=(MEMCG_POLICY_IGNORE_CHROOT=1); }
+as_image() { AS_LIVE=(); }
+
+# image_policy: step 3's policy, whose decision differs between the image
+# and the host the chroot runs on: auto, off below 2G of RAM, the image's
+# machines having 1G (assume-ram), on otherwise. Read as the image (a
+# chroot) it is off; read with the host's RAM (more than 2G, checked), on.
+image_policy() {
+	printf '%s\n' '[policy]' 'mode = auto' '[auto]' 'needs-memcg-units = no' 'min-ram = 2G' \
+		'assume-ram = 1G' 'otherwise = on' >"$MNT/etc/memcg-policy.conf" && chmod 0644 "$MNT/etc/memcg-policy.conf"
+}
+host_ram_over_2g() { awk '$1 == "MemTotal:" { exit !($2 > 2 * 1024 * 1024) }' /proc/meminfo; }
 
 # The host's memcg state: a chroot's "running now" is the host's kernel.
 host_memcg() {
@@ -313,19 +331,23 @@ journey_grub() {
 	boot_and_check "$old" off 0 cgroup_disable=memory yes
 
 	want_step 3 || return 0
-	STEP="3 (a newer kernel from apt)"
+	STEP="3 (a newer kernel from apt, as an image build installs it)"
 	S="$W/$SYS/3-kernel" && mkdir -p "$S"
+	image_policy_step || return 0
 	sys_ok apt-kernel apt-get install -y linux-image-amd64
 	if [ -e "$MNT/boot/vmlinuz-$new" ]; then pass "$SYS $STEP: $KNEW installed"; else fail "$SYS $STEP: $KNEW installed"; fi
-	expect_token "the new default entry (vmlinuz-$new) gets cgroup_disable=memory" "$(first_linux)" cgroup_disable=memory yes
+	expect_token "the new default entry (vmlinuz-$new) gets cgroup_disable=memory (the image's decision)" "$(first_linux)" cgroup_disable=memory yes
 	expect_token "the new default entry is the new kernel" "$(first_linux)" "/boot/vmlinuz-$new" yes
 	sys_run apply-after-kernel memcg-policy apply
 	expect_eq "$SYS $STEP: apply after the kernel update exits 0" "$RC" 0
+	expect_out "apply in the chroot says it reads it as an image" "in a chroot: / is read as an image"
 	if grep -q '^changed ' <<<"$OUT"; then
 		fail "$SYS $STEP: the kernel hook left nothing for apply to do" "$OUT"
 	else
 		pass "$SYS $STEP: the kernel hook left nothing for apply to do"
 	fi
+	expect_out "apply in the chroot: the image's next boot, no word of the host's kernel" "next boot of the image ($new): memcg off"
+	as_live
 	boot_and_check "$new" off 0 cgroup_disable=memory yes
 
 	want_step 4 || return 0
@@ -431,8 +453,9 @@ journey_sdboot() {
 	boot_and_check "$old" off 0 cgroup_disable=memory yes
 
 	want_step 3 || return 0
-	STEP="3 (a newer kernel from apt)"
+	STEP="3 (a newer kernel from apt, as an image build installs it)"
 	S="$W/$SYS/3-kernel" && mkdir -p "$S"
+	image_policy_step || return 0
 	sys_ok apt-kernel apt-get install -y linux-image-amd64
 	if [ -n "$(entry_of "$new")" ]; then pass "$SYS $STEP: kernel-install made the entry of $new"; else fail "$SYS $STEP: kernel-install made the entry of $new" "$(ls "$ESPDIR/loader/entries")"; fi
 	expect_token "the new kernel's entry has cgroup_disable=memory" "$(entry_options "$new")" cgroup_disable=memory yes
@@ -462,12 +485,11 @@ journey_sdboot() {
 	expect_out "apply with no lock file yet: it changed the entry" "changed ${ne}"
 	expect_token "apply put cgroup_disable=memory back in the entry of $new" "$(entry_options "$new")" cgroup_disable=memory yes
 	if [ -e "$MNT/run/memcg-policy.lock" ]; then pass "$SYS $STEP: apply made the lock file"; else fail "$SYS $STEP: apply made the lock file"; fi
-	# in the chroot the running kernel is the host's: with its memory
-	# controller on, the policy's off is in sync but waits for a reboot
-	local want=0
-	if awk '$1 == "memory" && $4 == 1 { f = 1 } END { exit !f }' /proc/cgroups; then want=5; fi
+	# read as an image, the chroot has no running kernel: in sync, and no
+	# reboot asked for because of the host's kernel (5 on the old build)
 	sys_run check-after-first-run memcg-policy check
-	expect_eq "$SYS $STEP: check after it says in sync ($want: the host's kernel runs in the chroot)" "$RC" "$want"
+	expect_eq "$SYS $STEP: check after it says in sync (0: the host's kernel is not the image's)" "$RC" 0
+	as_live
 	boot_and_check "$new" off 0 cgroup_disable=memory yes
 
 	want_step 4 || return 0
@@ -502,12 +524,28 @@ journey_sdboot() {
 	expect_token "the entry of $old as before: no cgroup_disable=memory" "$(entry_options "$old")" cgroup_disable=memory no
 }
 
+# image_policy_step: step 3 begins as an image build: the chroot read
+# as an image, the image's own policy (image_policy).
+image_policy_step() {
+	if ! host_ram_over_2g; then
+		fail "$SYS $STEP: the host has more than 2G of RAM (the step's premise)"
+		return 1
+	fi
+	as_image
+	image_policy || { fail "$SYS $STEP: the image's policy written"; return 1; }
+	sys_run decide-image memcg-policy decide
+	expect_eq "$SYS $STEP: decide in the image build exits 0" "$RC" 0
+	local what="decide in the image build: the image's decision (1G < min-ram 2G: off), not the host's RAM's (on)"
+	if grep -qx off <<<"$OUT"; then pass "$SYS $STEP: $what"; else fail "$SYS $STEP: $what" "output:" "$OUT"; fi
+}
+
 # ------------------------------------------------------------------- main
 
 run_system() {
 	SYS=$1
 	local t0 t1
 	S="$W/$SYS/build" && rm -rf "${W:?}/$SYS" && mkdir -p "$S"
+	as_live
 	IMG="$W/$SYS/disk.img"
 	MNT="$W/$SYS/mnt"
 	STEP=build
