@@ -74,7 +74,7 @@ int cmd_status(struct context *ctx, int argc, char **argv)
 		printf("  memcg:         %s (%s)\n", run_state_name(ctx->sys.running),
 		       ctx->sys.running_source ? ctx->sys.running_source : "no cgroup information");
 		if (ctx->sys.proc_cmdline)
-			printf("  command line:  %s\n", ctx->sys.proc_cmdline);
+			printf("  command line:  %s\n", esc(ctx->sys.proc_cmdline));
 	}
 	printf("Policy:\n");
 	for (size_t i = 0; i < ctx->policy.n_files; i++)
@@ -82,9 +82,9 @@ int cmd_status(struct context *ctx, int argc, char **argv)
 	if (ctx->policy.n_files == 0)
 		printf("  file:          none (built-in defaults)\n");
 	for (size_t i = 0; i < ctx->sys.programs.n; i++)
-		printf("  needs memcg:   %s\n", ctx->sys.programs.v[i]);
+		printf("  needs memcg:   %s\n", esc(ctx->sys.programs.v[i]));
 	for (size_t i = 0; i < ctx->sys.units.n; i++)
-		printf("  needs memcg:   %s\n", ctx->sys.units.v[i]);
+		printf("  needs memcg:   %s\n", esc(ctx->sys.units.v[i]));
 	if (ctx->sys.have_ram)
 		printf("  RAM:           %lluM (%s)\n", ctx->sys.ram >> 20, ctx->sys.ram_source);
 	printf("Boot slots:\n");

@@ -298,7 +298,9 @@ int print_unified_diff(const char *path, const char *old, size_t old_len, const 
 	if (r < 0) {
 		ret = diag_error(EXIT_SYSTEM, "cannot run diff: %s", strerror(-r));
 	} else if (r == 0 || r == 1) {
-		fputs(output ? output : "", stdout);
+		/* the lines come from files of the root: escaped for a terminal */
+		_cleanup_free_ char *safe = text_escape_lines(output ? output : "");
+		fputs(safe, stdout);
 		ret = fflush(stdout) == 0 ? 0 : diag_error(EXIT_SYSTEM, "cannot write the diff: %s", strerror(errno));
 	} else {
 		size_t l = strlen(output);

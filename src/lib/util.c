@@ -228,19 +228,16 @@ int parse_size(const char *s, unsigned long long *out)
 	return 0;
 }
 
-/* Length of the UTF-8 sequence at s (at most n bytes) if it is a valid
- * one of a printable character (C1 controls U+0080..U+009F are not), else
- * 0. */
-static size_t utf8_printable(const unsigned char *s, size_t n)
+size_t utf8_seq_len(const unsigned char *s, size_t n)
 {
+	if (n > 0 && s[0] < 0x80)
+		return 1;
 	size_t len = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc0 ? 2 : 0;
 	if (len == 0 || len > n || s[0] >= 0xf5 || s[0] == 0xc0 || s[0] == 0xc1)
 		return 0;
 	for (size_t i = 1; i < len; i++)
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
-	if (len == 2 && s[0] == 0xc2 && s[1] < 0xa0)
-		return 0; /* C1 control */
 	if (len == 3 && ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0)))
 		return 0; /* overlong, surrogate */
 	if (len == 4 && ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90)))
@@ -248,14 +245,26 @@ static size_t utf8_printable(const unsigned char *s, size_t n)
 	return len;
 }
 
-char *text_escape(const char *text)
+/* Length of the multi-byte UTF-8 sequence at s if it is a valid one of a
+ * printable character (C1 controls U+0080..U+009F are not), else 0. */
+static size_t utf8_printable(const unsigned char *s, size_t n)
+{
+	size_t len = utf8_seq_len(s, n);
+	if (len < 2 || (len == 2 && s[0] == 0xc2 && s[1] < 0xa0))
+		return 0;
+	return len;
+}
+
+static char *escape(const char *text, bool lines)
 {
 	struct strbuf sb = { 0 };
 	const unsigned char *s = (const unsigned char *)text;
 	size_t n = strlen(text);
 	for (size_t i = 0; i < n;) {
 		unsigned char c = s[i];
-		if (c == '\\') {
+		if (lines && (c == '\n' || c == '\t')) {
+			sb_appendc(&sb, (char)c);
+		} else if (c == '\\') {
 			sb_append(&sb, "\\\\");
 		} else if (c >= 0x07 && c <= 0x0d) {
 			sb_appendc(&sb, '\\');
@@ -278,6 +287,9 @@ char *text_escape(const char *text)
 	}
 	return sb.s ? sb_take(&sb) : xstrdup("");
 }
+
+char *text_escape(const char *text) { return escape(text, false); }
+char *text_escape_lines(const char *text) { return escape(text, true); }
 
 const char *esc(const char *text)
 {

@@ -46,10 +46,18 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) _printf_(1, 2);
 
+/* Length of the valid UTF-8 sequence at s (at most n bytes, n > 0): 1 for
+ * ASCII, 2 to 4, or 0 where the bytes are no valid UTF-8 (overlong,
+ * surrogate, past U+10FFFF, cut short). */
+size_t utf8_seq_len(const unsigned char *s, size_t n);
+
 /* Text for a terminal: control bytes as C escapes (\n, \t, \x1b...), a
  * backslash doubled, bytes that are no valid UTF-8 (and the C1 controls
  * U+0080..U+009F) as \xHH; printable UTF-8 kept. Newly allocated. */
 char *text_escape(const char *text);
+/* The same for lines of text (a diff, a file's content): newlines and tabs
+ * kept as they are. */
+char *text_escape_lines(const char *text);
 /* The same for use in one printf: the result lives until eight more calls
  * (NULL stays NULL). */
 const char *esc(const char *text);

@@ -258,19 +258,19 @@ void print_next_boot(const struct context *ctx, const struct next_boot *nb)
 	if (!nb->kernel)
 		return;
 	if (!nb->known) {
-		printf("next boot (%s): memcg state unknown (no command line found for it)\n", nb->kernel);
+		printf("next boot (%s): memcg state unknown (no command line found for it)\n", esc(nb->kernel));
 		return;
 	}
 	const char *next = memcg_state_name(nb->state);
 	if (!ctx->root.live)
-		printf("next boot of the image (%s): memcg %s\n", nb->kernel, next);
+		printf("next boot of the image (%s): memcg %s\n", esc(nb->kernel), next);
 	else if (!nb->running_known)
-		printf("next boot (%s): memcg %s; the running state is unknown\n", nb->kernel, next);
+		printf("next boot (%s): memcg %s; the running state is unknown\n", esc(nb->kernel), next);
 	else if (nb->reboot_needed)
-		printf("next boot (%s): memcg %s; running now: memcg %s: reboot needed\n", nb->kernel, next,
+		printf("next boot (%s): memcg %s; running now: memcg %s: reboot needed\n", esc(nb->kernel), next,
 		       memcg_state_name(nb->running));
 	else
-		printf("next boot (%s): memcg %s, as running now: no reboot needed\n", nb->kernel, next);
+		printf("next boot (%s): memcg %s, as running now: no reboot needed\n", esc(nb->kernel), next);
 }
 
 void json_report_evaluation(struct json_object *o, const struct context *ctx, const struct evaluation *ev)
@@ -350,14 +350,35 @@ int json_report_emit(struct json_object *o, int exit_code)
 	return exit_code;
 }
 
+/* JSON text is UTF-8. json-c writes a string's bytes as they are, and a
+ * name from a root may be any bytes: each byte HH of no valid UTF-8
+ * sequence is written as the escape \udcHH (U+DC80..U+DCFF, the bytes
+ * Python's "surrogateescape" gives back). Such bytes stand only inside
+ * strings: everything else json-c writes is ASCII. */
+static void put_json_text(const char *text, FILE *f)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	size_t n = strlen(text);
+	for (size_t i = 0; i < n;) {
+		size_t len = utf8_seq_len(s + i, n - i);
+		if (len == 0) {
+			fprintf(f, "\\udc%02x", s[i]);
+			i++;
+		} else {
+			fwrite(s + i, 1, len, f);
+			i += len;
+		}
+	}
+}
+
 void print_json(struct json_object *obj)
 {
 	FILE *f = json_out ? json_out : stdout;
 	if (emitted)
 		return;
-	fputs(json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-							   JSON_C_TO_STRING_NOSLASHESCAPE),
-	      f);
+	put_json_text(json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+								    JSON_C_TO_STRING_NOSLASHESCAPE),
+		      f);
 	fputc('\n', f);
 	emitted = json_out != NULL;
 }

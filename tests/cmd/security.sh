@@ -388,6 +388,24 @@ done
 json=$(timeout 20 "$MEMCG_POLICY" --root "$root" --json status 2>/dev/null)
 expect_eq "escaped names: --json has the name as it is" \
 	"$(jq --arg p "/boot/loader/entries/$evil" '[.slots[] | select(.path == $p)] | length' <<<"$json")" 1
+# a name that is no UTF-8 (Latin-1 bytes, a lone continuation byte):
+# --json is still UTF-8 JSON, each such byte written as \udcHH, which a
+# reader turns back into the byte (Python's surrogateescape)
+image
+raw=$'6a9857a393724b7a981ebb5b8495b9ea-caf\xe9-\x80.conf'
+sed 's/^version .*/version 6.5.6-300.fc39.x86_64/' "$root/$ENTRY" >"$root/boot/loader/entries/$raw"
+expect_exit "non-UTF-8 name: status --json" 0 "$MEMCG_POLICY" --root "$root" --json status
+got=$(printf '%s' "$OUT" | python3 -c '
+import json, sys
+raw = sys.stdin.buffer.read()
+raw.decode("utf-8")  # strict: the text is UTF-8
+o = json.loads(raw)
+for s in o["slots"]:
+    p = s["path"].encode("utf-8", "surrogateescape")
+    if b"-caf" in p:
+        sys.stdout.buffer.write(p + b"\n")
+' 2>&1)
+expect_eq "non-UTF-8 name: --json is UTF-8 and gives the name's bytes back" "$got" "/boot/loader/entries/$raw"
 # and in messages: a FIFO under such a name
 image
 rm "$root/$ENTRY"
@@ -395,6 +413,25 @@ mkfifo "$root/boot/loader/entries/$evil"
 err=$(timeout 20 "$MEMCG_POLICY" --root "$root" apply 2>&1 >/dev/null)
 expect_eq "escaped names: message: no escape byte" "$(grep -c $'\e' <<<"$err")" 0
 check "escaped names: message names it escaped" grep -qF '\x1b[2J\nchanged fake-entry +x.conf: not a regular file' <<<"$err"
+
+# ==== contents and unit names from a root reach the terminal escaped ====
+# an entry whose options set the terminal's title (OSC) and clear it (CSI),
+# a unit whose name clears the screen: the diff of apply --dry-run and
+# status's "needs memcg" lines show them escaped
+image
+sed -i 's/^options .*/& x=\x1b]0;owned\x07y=\x1b[2J/' "$root/$ENTRY"
+check "escaped contents: the entry has the escape bytes" grep -q $'\e' "$root/$ENTRY"
+out=$(timeout 20 "$MEMCG_POLICY" --root "$root" apply --dry-run 2>&1)
+check "escaped contents: apply --dry-run shows the diff" grep -q '^+options ' <<<"$out"
+expect_eq "escaped contents: apply --dry-run: no escape or bell byte" "$(grep -c $'[\e\a]' <<<"$out")" 0
+check "escaped contents: apply --dry-run: the bytes shown escaped" grep -qF 'x=\x1b]0;owned\ay=\x1b[2J' <<<"$out"
+image
+printf '[policy]\nmode = auto\n[auto]\notherwise = off\n' | write_policy "$root/etc/memcg-policy.conf"
+mkdir -p "$root/etc/systemd/system"
+printf '[Service]\nMemoryMax=1G\n' >"$root/etc/systemd/system/"$'evil\e[2J.service'
+out=$(timeout 20 "$MEMCG_POLICY" --root "$root" status 2>&1)
+check "escaped unit names: status names the unit" grep -qF 'evil\x1b[2J.service' <<<"$out"
+expect_eq "escaped unit names: status: no escape byte" "$(grep -c $'\e' <<<"$out")" 0
 
 # ==== leftover temp files: never unlinked while they share data ====
 # On FAT a power cut in the middle of a rename can leave the temp file's and

@@ -484,13 +484,14 @@ static bool preview_line(void *data, const struct menu_line *m)
 		t++;
 	size_t n = (size_t)(end - t);
 	_cleanup_free_ char *after = predict(t, n, pv->v);
-	printf("%s:%u: before: %.*s\n", pv->path, m->line, (int)n, t);
+	_cleanup_free_ char *before = xstrndup(t, n);
+	printf("%s:%u: before: %s\n", esc(pv->path), m->line, esc(before));
 	if (after)
-		printf("%s:%u: after:  %s\n", pv->path, m->line, after);
+		printf("%s:%u: after:  %s\n", esc(pv->path), m->line, esc(after));
 	else
 		printf("%s:%u: after:  ? (not made from GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT as they are "
 		       "now: regenerate the menu to see)\n",
-		       pv->path, m->line);
+		       esc(pv->path), m->line);
 	pv->lines++;
 	return true;
 }
@@ -525,7 +526,7 @@ int grub_preview(const struct root *r, const struct slot_list *l, const struct s
 		if (s->kind != SLOT_GRUB_CFG || !s->content || s->unmanaged)
 			continue;
 		struct preview pv = { s->path, v, 0 };
-		printf("%s: each linux line before and after regenerating:\n", s->path);
+		printf("%s: each linux line before and after regenerating:\n", esc(s->path));
 		grub_menu_lines(s->content, s->len, preview_line, &pv);
 	}
 	for (int i = 0; i < 3; i++) {
