@@ -35,4 +35,7 @@ int tmp_create(int dirfd, bool fat, const char *name, mode_t mode, char **tmpnam
 int set_owner_mode(int fd, mode_t mode, const struct stat *old);
 /* Is fd on vfat or exfat (no owners, no journal)? */
 bool fs_is_fat(int fd);
+/* Before the first temp file in d: takes a shared lock on d (held while
+ * d->fd is open) and, only where no other run holds one, removes the temp
+ * files killed runs left there. */
 void dir_clean(const struct txn *t, struct txn_dir *d);

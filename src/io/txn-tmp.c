@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/magic.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <strings.h>
@@ -215,11 +216,8 @@ static uint64_t extent_at(int dirfd, const char *name)
  * temp file's not yet removed): unlinking the temp file would free the
  * clusters the target now uses. So a leftover that shares its data with
  * another file of the directory is left in place, with a warning. */
-void dir_clean(const struct txn *t, struct txn_dir *d)
+static void remove_leftovers(const struct txn *t, struct txn_dir *d)
 {
-	if (!d || d->cleaned)
-		return;
-	d->cleaned = true;
 	int fd = openat(d->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return;
@@ -262,3 +260,22 @@ void dir_clean(const struct txn *t, struct txn_dir *d)
 	strv_free(&tmps);
 	strv_free(&others);
 }
+
+void dir_clean(const struct txn *t, struct txn_dir *d)
+{
+	if (!d || d->cleaned)
+		return;
+	d->cleaned = true;
+	/* A run holds a shared lock on the directory from here until it is
+	 * done with its temp files (the lock goes with d->fd); leftovers are
+	 * removed only by a run that gets the lock alone, so no run takes a
+	 * temp file another one is writing (two check --prometheus at once,
+	 * which take no journal lock). */
+	if (flock(d->fd, LOCK_EX | LOCK_NB) < 0) {
+		(void)flock(d->fd, LOCK_SH);
+		return;
+	}
+	remove_leftovers(t, d);
+	(void)flock(d->fd, LOCK_SH);
+}
+

@@ -23,6 +23,39 @@ expect_exit "in sync: OK (0)" 0 "$MEMCG_POLICY" --root "$root" check --monitorin
 expect_eq "in sync: the line" "$OUT" "MEMCG-POLICY OK - in sync: memcg off for $V | drift_slots=0;;1;0 reboot_pending=0;1;;0;1"
 expect_eq "in sync: nothing on stderr" "$ERR" ""
 
+# the admin's link to where node_exporter reads: the link's target is
+# written (replaced by rename), the link stays, nothing else appears
+tdir=$(mkroot)/textfile
+ldir=$(mkroot)/links
+mkdir -p "$tdir" "$ldir"
+printf 'old\n' >"$tdir/memcg.prom"
+ln -s "$tdir/memcg.prom" "$ldir/memcg.prom"
+ln -s "$tdir/new.prom" "$ldir/new.prom"
+ln -s textfile/memcg.prom "$tdir/../rel.prom"
+expect_exit "prometheus through a link: exit 0" 0 "$MEMCG_POLICY" --root "$root" check --prometheus "$ldir/memcg.prom"
+check "prometheus through a link: the link stays a link" test -L "$ldir/memcg.prom"
+check "prometheus through a link: its target has the metrics" grep -qx 'memcg_policy_in_sync 1' "$tdir/memcg.prom"
+expect_eq "prometheus through a link: nothing else in the link's directory" "$(ls -A "$ldir")" "$(printf 'memcg.prom\nnew.prom')"
+expect_eq "prometheus through a link: nothing else in the target's directory" "$(ls -A "$tdir")" memcg.prom
+expect_exit "prometheus through a link to a file not there yet: exit 0" 0 "$MEMCG_POLICY" --root "$root" check --prometheus "$ldir/new.prom"
+check "prometheus through a link to a file not there yet: the file is made" grep -qx 'memcg_policy_in_sync 1' "$tdir/new.prom"
+rm -f "$tdir/memcg.prom"
+expect_exit "prometheus through a relative link: exit 0" 0 "$MEMCG_POLICY" --root "$root" check --prometheus "$tdir/../rel.prom"
+check "prometheus through a relative link: its target has the metrics" grep -qx 'memcg_policy_in_sync 1' "$tdir/memcg.prom"
+check "prometheus through a relative link: the link stays a link" test -L "$tdir/../rel.prom"
+
+# another run writing the same directory (its temp file there, the
+# directory's shared lock held, as every run holds it while it writes):
+# its temp file is not taken; with no run writing, a leftover goes
+tmpf="$tdir/.memcg.prom.memcg-policy.Ab12Cd"
+printf 'another run\n' >"$tmpf"
+expect_exit "prometheus while another run writes: exit 0" 0 \
+	flock -s "$tdir" "$MEMCG_POLICY" --root "$root" check --prometheus "$tdir/busy.prom"
+check "prometheus while another run writes: the file is written" grep -qx 'memcg_policy_in_sync 1' "$tdir/busy.prom"
+check "prometheus while another run writes: its temp file is left to it" test -f "$tmpf"
+expect_exit "prometheus with a leftover of a killed run: exit 0" 0 "$MEMCG_POLICY" --root "$root" check --prometheus "$tdir/other.prom"
+check "prometheus with a leftover of a killed run: the leftover is removed" test ! -e "$tmpf"
+
 printf '[policy]\nmode = sometimes\n' | write_policy "$root/etc/memcg-policy.conf"
 expect_exit "bad policy: UNKNOWN (3)" 3 "$MEMCG_POLICY" --root "$root" check --monitoring
 expect_eq "bad policy: the line carries the error" "$OUT" \
@@ -103,6 +136,39 @@ expect_exit "prometheus: unwritable, with --monitoring: UNKNOWN (3)" 3 \
 	"$MEMCG_POLICY" --root "$root" check --monitoring --prometheus "$d/nodir/x.prom"
 check "prometheus: UNKNOWN line names the directory" grep -qE "^MEMCG-POLICY UNKNOWN - .*$d/nodir" <<<"$OUT"
 expect_eq "prometheus: the earlier file is untouched" "$(cat "$prom")" "$before"
+
+# the admin's link to where node_exporter reads: the link's target is
+# written (replaced by rename), the link stays, nothing else appears
+tdir=$(mkroot)/textfile
+ldir=$(mkroot)/links
+mkdir -p "$tdir" "$ldir"
+printf 'old\n' >"$tdir/memcg.prom"
+ln -s "$tdir/memcg.prom" "$ldir/memcg.prom"
+ln -s "$tdir/new.prom" "$ldir/new.prom"
+ln -s textfile/memcg.prom "$tdir/../rel.prom"
+expect_exit "prometheus through a link: exit 0" 0 "$MEMCG_POLICY" --root "$root" check --prometheus "$ldir/memcg.prom"
+check "prometheus through a link: the link stays a link" test -L "$ldir/memcg.prom"
+check "prometheus through a link: its target has the metrics" grep -qx 'memcg_policy_in_sync 1' "$tdir/memcg.prom"
+expect_eq "prometheus through a link: nothing else in the link's directory" "$(ls -A "$ldir")" "$(printf 'memcg.prom\nnew.prom')"
+expect_eq "prometheus through a link: nothing else in the target's directory" "$(ls -A "$tdir")" memcg.prom
+expect_exit "prometheus through a link to a file not there yet: exit 0" 0 "$MEMCG_POLICY" --root "$root" check --prometheus "$ldir/new.prom"
+check "prometheus through a link to a file not there yet: the file is made" grep -qx 'memcg_policy_in_sync 1' "$tdir/new.prom"
+rm -f "$tdir/memcg.prom"
+expect_exit "prometheus through a relative link: exit 0" 0 "$MEMCG_POLICY" --root "$root" check --prometheus "$tdir/../rel.prom"
+check "prometheus through a relative link: its target has the metrics" grep -qx 'memcg_policy_in_sync 1' "$tdir/memcg.prom"
+check "prometheus through a relative link: the link stays a link" test -L "$tdir/../rel.prom"
+
+# another run writing the same directory (its temp file there, the
+# directory's shared lock held, as every run holds it while it writes):
+# its temp file is not taken; with no run writing, a leftover goes
+tmpf="$tdir/.memcg.prom.memcg-policy.Ab12Cd"
+printf 'another run\n' >"$tmpf"
+expect_exit "prometheus while another run writes: exit 0" 0 \
+	flock -s "$tdir" "$MEMCG_POLICY" --root "$root" check --prometheus "$tdir/busy.prom"
+check "prometheus while another run writes: the file is written" grep -qx 'memcg_policy_in_sync 1' "$tdir/busy.prom"
+check "prometheus while another run writes: its temp file is left to it" test -f "$tmpf"
+expect_exit "prometheus with a leftover of a killed run: exit 0" 0 "$MEMCG_POLICY" --root "$root" check --prometheus "$tdir/other.prom"
+check "prometheus with a leftover of a killed run: the leftover is removed" test ! -e "$tmpf"
 
 printf '[policy]\nmode = sometimes\n' | write_policy "$root/etc/memcg-policy.conf"
 expect_exit "prometheus: bad policy, exit 3" 3 "$MEMCG_POLICY" --root "$root" check --prometheus "$prom"
