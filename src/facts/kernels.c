@@ -1,7 +1,7 @@
 /* facts/kernels.c - the kernels of a root and the facts about each (facts/kernels.h).
  * Every file is opened through io/rootfs.h. The host's /proc is read only on
- * the live system, for the running kernel (config.gz, kallsyms); with
- * --root, /proc/self/fd only names our own descriptors.
+ * the live system, for the running kernel (config.gz, kallsyms), and
+ * /proc/self/fd only names our own descriptors.
  *
  * "Installed" (DESIGN section 3): lib/modules/VER or usr/lib/modules/VER
  * opens with libkmod, or boot/vmlinuz-VER is a file. kmod_new() alone
@@ -9,7 +9,9 @@
  * kmod_new() and kmod_load_resources() both succeed: the module indexes
  * depmod writes (modules.dep.bin, modules.alias.bin, ...) are there and
  * valid. A directory left behind by a removed kernel (a few stray DKMS
- * files, no indexes) therefore does not count.
+ * files, no indexes) therefore does not count. With --root and in a
+ * chroot, libkmod is not used (it opens files by name): modules.dep.bin
+ * must carry the index header (module_tree_opens).
  *
  * Cost: /proc/kallsyms is formatted by the kernel as it is read; a
  * distribution kernel's (120,000 lines, 5 MB) takes about 20 ms, ten times
@@ -104,28 +106,40 @@ static const struct kmod_api *kmod_api(void)
 	return state > 0 ? &api : NULL;
 }
 
-/* Does the module tree DIR (inside the root) open with libkmod? The
- * directory is opened confined to the root and handed to libkmod as
- * /proc/self/fd/N, so that libkmod's own path lookups start inside it; a
- * tree whose index files are symbolic links is not handed over (libkmod
- * would resolve them outside the root): then, as without /proc, the index
- * libkmod needs first must be a regular file, found inside the root. */
+/* Is DIR/modules.dep.bin, opened confined to the root (a regular file,
+ * nothing that blocks), a module index as depmod writes it: the magic
+ * 0xB007F457 and format version 2 (big-endian), what libkmod checks first
+ * when it opens one? */
+static bool dep_index_ok(const struct root *r, const char *dir)
+{
+	_cleanup_free_ char *dep = xasprintf("%s/modules.dep.bin", dir);
+	_cleanup_close_ int fd = root_openat(r, dep, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0);
+	unsigned char h[8];
+	if (fd < 0 || pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		return false;
+	return h[0] == 0xb0 && h[1] == 0x07 && h[2] == 0xf4 && h[3] == 0x57 && h[4] == 0x00 && h[5] == 0x02;
+}
+
+/* Does the module tree DIR (inside the root) open with libkmod? Only on
+ * the live system: libkmod opens the index files by name, and a file of an
+ * image could be swapped between the tool's checks and libkmod's open (a
+ * FIFO that blocks it, a link out of the root). With --root and in a
+ * chroot, and where libkmod or /proc is missing or an index is no regular
+ * file, the index libkmod needs first is checked by the tool itself,
+ * opened confined to the root. On the live system the directory is handed
+ * to libkmod as /proc/self/fd/N, so that its lookups start inside it. */
 static bool module_tree_opens(const struct root *r, const char *dir)
 {
-	/* opened to be read (by libkmod), not only resolved: a change of its
-	 * entries shows in its identity (io/inputs.h) */
+	/* opened to be read, not only resolved: a change of its entries
+	 * shows in its identity (io/inputs.h) */
 	_cleanup_close_ int fd = root_openat(r, dir, O_RDONLY | O_DIRECTORY, 0);
 	if (fd < 0)
 		return false;
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	const struct kmod_api *k = kmod_api();
-	if (!k || access(path, F_OK) < 0 || index_has_links(r, dir)) {
-		/* no libkmod, no /proc (a bare chroot): the index libkmod
-		 * needs first */
-		_cleanup_free_ char *dep = xasprintf("%s/modules.dep.bin", dir);
-		return root_is_reg(r, dep);
-	}
+	const struct kmod_api *k = r->live ? kmod_api() : NULL;
+	if (!k || access(path, F_OK) < 0 || index_has_links(r, dir))
+		return dep_index_ok(r, dir);
 	static const char *const no_config[] = { NULL }; /* never read the host's modprobe.d */
 	struct kmod_ctx *ctx = k->new_ctx(path, no_config);
 	if (!ctx)

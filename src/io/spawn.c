@@ -265,6 +265,7 @@ int print_unified_diff(const char *path, const char *old, size_t old_len, const 
 		return 0;
 	while (*path == '/')
 		path++;
+	/* the labels escaped here, the lines after them below */
 	_cleanup_free_ char *label_a = old ? xasprintf("a/%s", esc(path)) : xstrdup("/dev/null");
 	_cleanup_free_ char *label_b = new_content ? xasprintf("b/%s", esc(path)) : xstrdup("/dev/null");
 	int fds[3] = {-1, -1, -1};
@@ -298,8 +299,15 @@ int print_unified_diff(const char *path, const char *old, size_t old_len, const 
 	if (r < 0) {
 		ret = diag_error(EXIT_SYSTEM, "cannot run diff: %s", strerror(-r));
 	} else if (r == 0 || r == 1) {
-		/* the lines come from files of the root: escaped for a terminal */
-		_cleanup_free_ char *safe = text_escape_lines(output ? output : "");
+		/* the lines come from files of the root: escaped for a terminal,
+		 * after the two header lines (their labels are escaped) */
+		const char *body = output ? output : "";
+		for (int h = 0; h < 2 && *body; h++) {
+			const char *nl = strchr(body, '\n');
+			body = nl ? nl + 1 : body + strlen(body);
+		}
+		_cleanup_free_ char *safe = text_escape_lines(body);
+		fwrite(output ? output : "", 1, (size_t)(body - (output ? output : "")), stdout);
 		fputs(safe, stdout);
 		ret = fflush(stdout) == 0 ? 0 : diag_error(EXIT_SYSTEM, "cannot write the diff: %s", strerror(errno));
 	} else {

@@ -102,6 +102,27 @@ if command -v depmod >/dev/null; then
 		expect_eq "FIFO as module index $idx: $K2 installed: $want" \
 			"$(jq --arg k "$K2" '[.kernels[].version] | index($k) != null' <<<"$OUT")" "$want"
 	done
+	# libkmod opens the index files by name: a file swapped in after the
+	# tool's checks (a FIFO, a link out of the root) would reach it. With
+	# --root the tool reads the index header itself, through the root.
+	image
+	rm "$root/boot/vmlinuz-$K2"
+	depmod -b "$root" "$K2" 2>/dev/null
+	if command -v strace >/dev/null; then
+		log=$(mktemp)
+		timeout 60 strace -f -qq -e trace=open,openat,openat2 -o "$log" "$MEMCG_POLICY" --root "$root" --json status >"$log.out" 2>/dev/null
+		expect_eq "module tree with --root: $K2 installed (its index header read)" \
+			"$(jq --arg k "$K2" '[.kernels[].version] | index($k) != null' <"$log.out")" true
+		expect_eq "module tree with --root: no index file opened by name (libkmod not used)" \
+			"$(grep -c '/proc/self/fd/[0-9]*/modules\.' "$log")" 0
+		rm -f "$log" "$log.out"
+	else
+		fail "strace is not installed"
+	fi
+	printf 'not an index, but a regular file\n' >"$root/lib/modules/$K2/modules.dep.bin"
+	run "module tree whose modules.dep.bin is no index" -- --json status
+	expect_eq "module tree whose modules.dep.bin is no index: $K2 not installed" \
+		"$(jq --arg k "$K2" '[.kernels[].version] | index($k) != null' <<<"$OUT")" false
 else
 	fail "depmod (kmod) is not installed"
 fi
