@@ -214,6 +214,9 @@ int cmd_set(struct context *ctx, int argc, char **argv)
 		int code = r < 0 ? -r : over ? EXIT_DRIFT : EXIT_OK;
 		if (obj)
 			return json_report_emit(obj, code);
+		if (r < 0 && wrote && log_verbosity >= 0)
+			printf("mode = %s is recorded, but not applied: the boot configuration is as it was (see the "
+			       "error)\n", mode);
 		if (!over && r >= 0 && log_verbosity >= 0)
 			printf("not applied yet (--no-apply): memcg-policy apply makes the boot configuration match\n");
 		return code;

@@ -117,10 +117,14 @@ static void want_state(const struct policy *p, const struct decide_kernel *k, en
 		if (cmdline_memcg_state(k, "") == STATE_OFF) {
 			if (k->accepts_enable)
 				strv_pushdup(&d->add, TOK_ENABLE);
-			else
+			else {
 				warning(d, "%s: memcg is off by default and this kernel has no cgroup_enable= parameter: "
 					   "it cannot be turned on from the boot loader",
 					k->release);
+				/* off by its default (not by a built-in line, where
+				 * no parameter could help): the parameter would */
+				d->unmeetable = k->default_state == MEMCG_DEFAULT_OFF;
+			}
 		}
 		_cleanup_free_ char *line = add_joined(&d->add);
 		if (k->accepts_enable && cmdline_memcg_state(k, line) == STATE_OFF &&

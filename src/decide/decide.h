@@ -34,6 +34,8 @@ struct decision {
 	struct strv remove;         /* "name=item" that must be absent */
 	struct strv reasons;        /* "rule: why (FILE:LINE)" lines for --explain */
 	struct strv warnings;
+	bool unmeetable;            /* on asked, off by default, no cgroup_enable= known: the
+				     * planner makes it an error naming accepts-cgroup-enable */
 };
 
 /* The decision's view of a kernel: its facts with the policy's

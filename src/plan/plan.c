@@ -166,6 +166,28 @@ static int gather(struct context *ctx, const char *only, struct evaluation *ev, 
 }
 
 /* Decide and plan: pure functions of the facts gathered. */
+/* A kernel asked to run with memcg on that cannot be turned on from the
+ * boot loader (off by default, cgroup_enable= not known to it): an error
+ * naming the key that meets it where the kernel does take the parameter,
+ * never "in sync" with the kernel running the other way. */
+static int unmeetable(const struct evaluation *ev)
+{
+	int r = 0;
+	for (size_t i = 0; i < ev->n_kd; i++) {
+		const struct kernel_decision *kd = &ev->kd[i];
+		if (!kd->d.unmeetable)
+			continue;
+		r = diag_error(EXIT_BADINPUT,
+			       "%s: mode = %s asks for memcg on, but it is off by default in this kernel and "
+			       "cgroup_enable=memory is not known to turn it on (%s): if the kernel takes it (as "
+			       "Raspberry Pi and Debian's older kernels do), say so with accepts-cgroup-enable = yes "
+			       "in a [kernel %s] section; else set mode = off or auto for it",
+			       kd->k->version, policy_mode_name(kd->d.mode),
+			       kd->dk.accepts_reason ? kd->dk.accepts_reason : "config", kd->k->version);
+	}
+	return r;
+}
+
 static int decide_and_plan(struct context *ctx, const char *only, struct kernel *defk, struct evaluation *ev)
 {
 	int r;
@@ -183,6 +205,9 @@ static int decide_and_plan(struct context *ctx, const char *only, struct kernel 
 		decide(&ctx->policy, &kd->dk, &ctx->sys, configured, &kd->d);
 	}
 
+	r = unmeetable(ev);
+	if (r < 0)
+		return r;
 	r = grub_decision(ev->kd, ev->n_kd, ev->def, &ev->slots, &ev->grub);
 	if (r < 0)
 		return r;

@@ -89,3 +89,34 @@ for mode in on off; do
 	expect_exit "absent /etc/kernel/cmdline, mode $mode: check exits $want" "$want" \
 		"$MEMCG_POLICY" --root "$root" check
 done
+
+# mode = on that cannot be met: a kernel with memcg off by default whose
+# cgroup_enable= support is unknown (no config, its default given by a
+# [kernel] section). Not "in sync" with memcg off: exit 3 from every verb,
+# naming the key that meets it; nothing written. With the key, it is met.
+um_root() {
+	root=$(mkroot)
+	mkdir -p "$root/etc/kernel" "$root/lib/modules/6.1.0-9-arm64"
+	: >"$root/boot/vmlinuz-6.1.0-9-arm64"
+	printf 'root=/dev/mmcblk0p2 ro\n' >"$root/etc/kernel/cmdline"
+	printf '[policy]\nmode = %s\n[kernel 6.1.0-9-arm64]\ndefault = off\n%b' "$1" "${2:-}" |
+		write_policy "$root/etc/memcg-policy.conf"
+}
+um_root on
+before=$(cat "$root/etc/kernel/cmdline")
+for verb in check apply status decide; do
+	expect_exit "unmeetable on: $verb exits 3" 3 "$MEMCG_POLICY" --root "$root" "$verb"
+	says "unmeetable on: $verb names the key that meets it" "$ERR" \
+		"say so with accepts-cgroup-enable = yes in a [kernel 6.1.0-9-arm64] section"
+done
+expect_exit "unmeetable on: check --monitoring is UNKNOWN (3), not OK" 3 "$MEMCG_POLICY" --root "$root" check --monitoring
+says "unmeetable on: the monitoring line names the key" "$OUT" "MEMCG-POLICY UNKNOWN - 6.1.0-9-arm64: mode = on asks for memcg on"
+expect_eq "unmeetable on: nothing written" "$(cat "$root/etc/kernel/cmdline")" "$before"
+um_root off
+expect_exit "unmeetable on: set on exits 3" 3 "$MEMCG_POLICY" --root "$root" set on
+says "unmeetable on: set on says it recorded and did not apply" "$OUT" "mode = on is recorded, but not applied"
+expect_eq "unmeetable on: set on: the boot configuration as it was" "$(cat "$root/etc/kernel/cmdline")" "$before"
+um_root on 'accepts-cgroup-enable = yes\n'
+expect_exit "on with accepts-cgroup-enable = yes: apply" 0 "$MEMCG_POLICY" --root "$root" apply
+check "on with accepts-cgroup-enable = yes: cgroup_enable=memory written" grep -qw cgroup_enable=memory "$root/etc/kernel/cmdline"
+expect_exit "on with accepts-cgroup-enable = yes: check in sync" 0 "$MEMCG_POLICY" --root "$root" check

@@ -260,6 +260,19 @@ TEST(decide_cannot_turn_on)
 	CHECK_INT(d.state, STATE_OFF);
 	CHECK_INT(d.add.n, 0);
 	CHECK(d.warnings.n == 1 && strstr(d.warnings.v[0], "cannot be turned on"));
+	CHECK(d.unmeetable);
+	decision_free(&d);
+	/* the same kernel known to take cgroup_enable=: met */
+	k.accepts_enable = true;
+	decide(&p, &k, NULL, NULL, &d);
+	CHECK_INT(d.state, STATE_ON);
+	CHECK(!d.unmeetable);
+	decision_free(&d);
+	/* off asked: nothing to meet */
+	k.accepts_enable = false;
+	p.mode = MODE_OFF;
+	decide(&p, &k, NULL, NULL, &d);
+	CHECK(!d.unmeetable);
 	decision_free(&d);
 	policy_free(&p);
 }
@@ -279,6 +292,7 @@ TEST(decide_builtin_cmdline)
 	CHECK_INT(d.state, STATE_OFF);
 	CHECK_INT(d.add.n, 0);
 	CHECK(d.warnings.n == 1 && strstr(d.warnings.v[0], "cannot be turned on"));
+	CHECK(!d.unmeetable); /* a built-in line turns it off: no parameter would help */
 	decision_free(&d);
 
 	k = K_DEBIAN_OLD;
