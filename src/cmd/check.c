@@ -85,6 +85,8 @@ int cmd_check(struct context *ctx, int argc, char **argv)
 			_cleanup_free_ char *what = no_boot_config_text(ctx, &ev);
 			printf("not in sync: %s\n", esc(what));
 		}
+		if (ev.kernel_ignored)
+			printf("not in sync: %s\n", esc(ev.kernel_ignored));
 		if (rc == EXIT_OK)
 			printf("in sync\n");
 		else if (rc == EXIT_REBOOT)

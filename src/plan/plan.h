@@ -24,7 +24,12 @@ struct evaluation {
 	 * partition not mounted, a tree before its boot loader); never
 	 * in sync */
 	bool no_boot_config;
-	bool reboot_pending;         /* live: the running kernel runs otherwise */
+	bool reboot_pending;         /* live: the running kernel runs otherwise,
+				      * having booted with an older line */
+	/* live: the running kernel booted with the line the configuration
+	 * gives it and runs otherwise all the same: what wins, as a sentence
+	 * (never in sync: the next boot of that kernel has it again) */
+	char *kernel_ignored;
 	bool running_known;
 };
 

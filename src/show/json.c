@@ -126,7 +126,7 @@ struct json_object *json_report_new(const struct context *ctx, const char *comma
 	json_object_object_add(o, "chroot", json_object_new_boolean(opened && ctx->root.chroot));
 	static const char *const null_keys[] = {
 		"kernel", "decision", "kernels", "slots", "boot_dir", "rejected_boot_dirs", "in_sync",
-		"reboot_pending", "running", "policy", "system", "next_boot", "reboot_needed", "reapply_pending",
+		"reboot_pending", "kernel_ignored", "running", "policy", "system", "next_boot", "reboot_needed", "reapply_pending",
 		"grub_value",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(null_keys); i++)
@@ -250,7 +250,8 @@ void next_boot_of(const struct context *ctx, const struct evaluation *ev, struct
 		nb->running_known = true;
 		nb->running = running_as_state(ctx->sys.running);
 	}
-	nb->reboot_needed = nb->known && nb->running_known && nb->state != nb->running;
+	nb->ignored = ev->kernel_ignored && def->k->running && nb->known && nb->running_known && nb->state != nb->running;
+	nb->reboot_needed = nb->known && nb->running_known && nb->state != nb->running && !nb->ignored;
 }
 
 void print_next_boot(const struct context *ctx, const struct next_boot *nb)
@@ -262,7 +263,11 @@ void print_next_boot(const struct context *ctx, const struct next_boot *nb)
 		return;
 	}
 	const char *next = memcg_state_name(nb->state);
-	if (!ctx->root.live)
+	if (nb->ignored)
+		printf("next boot (%s): memcg %s by its command line, but the kernel booted with it now runs with memcg "
+		       "%s: the kernel ignores it (see check)\n",
+		       esc(nb->kernel), next, memcg_state_name(nb->running));
+	else if (!ctx->root.live)
 		printf("next boot of the image (%s): memcg %s\n", esc(nb->kernel), next);
 	else if (!nb->running_known)
 		printf("next boot (%s): memcg %s; the running state is unknown\n", esc(nb->kernel), next);
@@ -291,6 +296,7 @@ void json_report_evaluation(struct json_object *o, const struct context *ctx, co
 	json_object_object_add(o, "rejected_boot_dirs", strv_json(&ev->slots.rejected));
 	json_object_object_add(o, "in_sync", json_object_new_boolean(ev->in_sync));
 	json_object_object_add(o, "reboot_pending", json_object_new_boolean(ev->reboot_pending));
+	json_object_object_add(o, "kernel_ignored", str_or_null(ev->kernel_ignored));
 
 	struct json_object *run = json_object_new_object();
 	bool live = ctx->root.live && ctx->sys_loaded;

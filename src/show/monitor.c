@@ -68,6 +68,10 @@ void print_plugin_line(const struct context *ctx, const struct evaluation *ev, i
 			sb_append(&sb, what);
 			break;
 		}
+		if (ev->kernel_ignored && !drifting(ev)) {
+			sb_append(&sb, ev->kernel_ignored);
+			break;
+		}
 		sb_appendf(&sb, "drift: %zu boot slot%s not as decided (memcg %s for %s):", drifting(ev),
 			   drifting(ev) == 1 ? "" : "s", memcg_state_name(kd->d.state), kd->k->version);
 		for (size_t i = 0; i < ev->slots.n; i++)

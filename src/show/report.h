@@ -61,6 +61,10 @@ struct next_boot {
 	bool running_known;
 	enum memcg_state running;
 	bool reboot_needed;
+	/* the next boot's kernel runs now, booted with this line, and runs
+	 * otherwise all the same (evaluation.kernel_ignored): the next boot
+	 * will not have the state the line gives either */
+	bool ignored;
 };
 void next_boot_of(const struct context *ctx, const struct evaluation *ev, struct next_boot *nb);
 /* Prints the human line for it: "next boot (VER): memcg off; running now:
