@@ -566,6 +566,87 @@ static void remove_items(const char *line, size_t len, const struct strv *remove
 	*out = sb;
 }
 
+/* Is token i of c the bytes t[0..tl)? */
+static bool token_is(const struct cmdline *c, size_t i, const char *t, size_t tl)
+{
+	return c->tok[i].len == tl && memcmp(c->line + c->tok[i].start, t, tl) == 0;
+}
+
+/* Inserts the parameter a into sb where like has it (see
+ * cmdline_edit_like). false where it cannot tell: insert_token then. */
+static bool insert_like(struct strbuf *sb, const char *a, const struct cmdline *lk)
+{
+	size_t alen = strlen(a), j;
+	for (j = 0; j < lk->n_kernel && !token_is(lk, j, a, alen); j++)
+		;
+	if (j == lk->n_kernel)
+		return false;
+	struct cmdline c;
+	cmdline_split(sb->s, sb->len, &c);
+	size_t pos = SIZE_MAX;
+	bool after = true;
+	/* the nearest token before it in like that the line still has */
+	for (size_t k = j; k-- > 0 && pos == SIZE_MAX;) {
+		const char *nt = lk->line + lk->tok[k].start;
+		size_t nl = lk->tok[k].len;
+		for (size_t i = 0; i < c.n_kernel && pos == SIZE_MAX; i++)
+			if (token_is(&c, i, nt, nl) && !token_unterminated(nt, nl))
+				pos = c.tok[i].start + c.tok[i].len;
+	}
+	/* else the nearest one after it */
+	for (size_t k = j + 1; k < lk->n_kernel && pos == SIZE_MAX; k++) {
+		const char *nt = lk->line + lk->tok[k].start;
+		size_t nl = lk->tok[k].len;
+		for (size_t i = 0; i < c.n_kernel && pos == SIZE_MAX; i++)
+			if (token_is(&c, i, nt, nl)) {
+				pos = c.tok[i].start;
+				after = false;
+			}
+	}
+	cmdline_free(&c);
+	if (pos == SIZE_MAX)
+		return false;
+	struct strbuf r = { 0 };
+	sb_appendn(&r, sb->s, pos);
+	if (after) {
+		sb_appendc(&r, ' ');
+		sb_append(&r, a);
+	} else {
+		sb_append(&r, a);
+		sb_appendc(&r, ' ');
+	}
+	sb_appendn(&r, sb->s + pos, sb->len - pos);
+	sb_free(sb);
+	*sb = r;
+	return true;
+}
+
+char *cmdline_edit_like(const char *line, size_t len, const struct strv *remove, const struct strv *add,
+			const char *like, size_t like_len)
+{
+	if (!like)
+		return cmdline_edit(line, len, remove, add, NULL);
+	char *removed = cmdline_edit(line, len, remove, NULL, NULL);
+	struct strbuf sb = { 0 };
+	sb_append(&sb, removed);
+	free(removed);
+	struct cmdline lk;
+	cmdline_split(like, like_len, &lk);
+	for (size_t i = 0; add && i < add->n; i++) {
+		const char *a = add->v[i];
+		if (!a || !add_token_ok(a, strlen(a)))
+			continue;
+		struct cmdline cur;
+		cmdline_split(sb.s, sb.len, &cur);
+		bool present = cmdline_has_arg(&cur, a);
+		cmdline_free(&cur);
+		if (!present && !insert_like(&sb, a, &lk))
+			insert_token(&sb, a);
+	}
+	cmdline_free(&lk);
+	return sb_take(&sb);
+}
+
 char *cmdline_edit(const char *line, size_t len, const struct strv *remove,
 		   const struct strv *add, struct strv *removed_out)
 {

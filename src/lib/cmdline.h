@@ -96,6 +96,15 @@ bool cmdline_has_arg(const struct cmdline *c, const char *arg);
 char *cmdline_edit(const char *line, size_t len, const struct strv *remove,
 		   const struct strv *add, struct strv *removed_out);
 
+/* cmdline_edit() without removed_out, where each token added that like
+ * (the line as it was before, for revert) has among its kernel tokens
+ * goes back where it was there: right after the nearest token before it
+ * in like that the line still has (same bytes), else right before the
+ * nearest one after it; else, and for every token like does not have,
+ * as cmdline_edit() adds it. like NULL: cmdline_edit(). */
+char *cmdline_edit_like(const char *line, size_t len, const struct strv *remove, const struct strv *add,
+			const char *like, size_t like_len);
+
 /* The first kernel token from which cmdline_edit() cannot take the
  * remove items out without changing how the kernel reads the items it
  * keeps (it leaves such a token as it is), as a new string; NULL if

@@ -439,7 +439,7 @@ char *bls_slot_edit(const struct slot *s, const struct decision *d, struct strv 
 	} else if (target == SIZE_MAX) {
 		target = nopt - 1;
 	}
-	add_tokens(&be.val[target], &be.vlen[target], &d->add, edit_joined, &be, added);
+	add_tokens(&be.val[target], &be.vlen[target], &d->add, edit_joined, &be, added, s);
 
 	/* rebuild: every byte outside the options values as it was */
 	struct strbuf sb = {0};

@@ -42,4 +42,5 @@ char *line_slot_cmdline(const struct slot *s);
  * unless present in the whole command line (joined(ctx) gives it, after
  * the previous additions); records those that changed the text. */
 typedef char *(*joined_fn)(void *ctx);
-void add_tokens(char **text, size_t *len, const struct strv *add, joined_fn joined, void *ctx, struct strv *added);
+void add_tokens(char **text, size_t *len, const struct strv *add, joined_fn joined, void *ctx, struct strv *added,
+		const struct slot *s);

@@ -237,7 +237,8 @@ char *line_slot_cmdline(const struct slot *s)
 	return sb_take(&sb);
 }
 
-void add_tokens(char **text, size_t *len, const struct strv *add, joined_fn joined, void *ctx, struct strv *added)
+void add_tokens(char **text, size_t *len, const struct strv *add, joined_fn joined, void *ctx, struct strv *added,
+		const struct slot *s)
 {
 	for (size_t i = 0; i < add->n; i++) {
 		_cleanup_free_ char *line = joined ? joined(ctx) : NULL;
@@ -252,7 +253,7 @@ void add_tokens(char **text, size_t *len, const struct strv *add, joined_fn join
 			continue;
 		struct strv one = {0};
 		strv_pushdup(&one, add->v[i]);
-		char *n = cmdline_edit(*text, *len, NULL, &one, NULL);
+		char *n = cmdline_edit_like(*text, *len, NULL, &one, s->like, s->like_len);
 		strv_free(&one);
 		size_t nlen = strlen(n);
 		if (nlen == *len && memcmp(n, *text, nlen) == 0) {
@@ -288,7 +289,7 @@ char *line_slot_edit(const struct slot *s, const struct decision *d, struct strv
 	}
 	char *text = cmdline_edit(old, body, &d->remove, NULL, removed);
 	size_t len = strlen(text);
-	add_tokens(&text, &len, &d->add, NULL, NULL, added);
+	add_tokens(&text, &len, &d->add, NULL, NULL, added, s);
 	if (body < old_len) {
 		text = xrealloc(text, len + old_len - body + 1);
 		memcpy(text + len, old + body, old_len - body);

@@ -65,6 +65,10 @@ struct slot {
 	bool unmanaged;       /* reported, never edited (UKI, $kernelopts, bootloaders = no) */
 	char *note;           /* unmanaged: why, and how to rebuild; drift: why */
 	struct menu_facts *menu; /* SLOT_GRUB_CFG: what it is made from; NULL otherwise */
+	/* revert's undo only: the command line before the tool changed it,
+	 * where tokens put back go (cmdline_edit_like); NULL otherwise */
+	const char *like;
+	size_t like_len;
 };
 
 /* What the plan does with a slot (plan/plan.h): its new content and why. */

@@ -55,29 +55,47 @@ static char *edit_line(const struct slot *s, const struct decision *d, struct st
 }
 
 /* revert's undo of a record whose file is no longer what the tool wrote */
-typedef char *undo_fn(const struct journal_entry *e, const char *cur, size_t cur_len, size_t *len);
+typedef char *undo_fn(enum slot_kind k, const struct journal_entry *e, const char *cur, size_t cur_len, size_t *len);
 
 /* the tool's tokens out, the admin's back (cmdline_edit reads "name=a,b"
  * as the items a and b) */
-static char *undo_tokens(const struct journal_entry *e, const char *cur, size_t cur_len, size_t *len)
+static char *undo_tokens(enum slot_kind k _unused_, const struct journal_entry *e, const char *cur, size_t cur_len, size_t *len)
 {
 	char *out = cmdline_edit(cur, cur_len, &e->added, &e->removed, NULL);
 	*len = strlen(out);
 	return out;
 }
 
+/* a one-line file (/etc/kernel/cmdline, cmdline.txt): the same, as apply
+ * edits it, the admin's tokens back where the line had them before the
+ * tool changed it */
+static char *undo_line(enum slot_kind k, const struct journal_entry *e, const char *cur, size_t cur_len, size_t *len)
+{
+	const struct slot s = { .kind = k, .path = e->path, .content = (char *)cur, .len = cur_len,
+				.exists = true, .like = e->had_original ? e->original : NULL,
+				.like_len = e->original_len };
+	const struct decision d = { .remove = e->added, .add = e->removed };
+	return line_slot_edit(&s, &d, NULL, NULL, len);
+}
+
 /* a BLS entry: the same, in its options lines only (the entry's other
  * lines are not a command line: taking a token out of the whole file
  * would join the options line with the next) */
-static char *undo_bls(const struct journal_entry *e, const char *cur, size_t cur_len, size_t *len)
+static char *undo_bls(enum slot_kind k _unused_, const struct journal_entry *e, const char *cur, size_t cur_len, size_t *len)
 {
+	_cleanup_free_ char *like = NULL;
+	if (e->had_original) {
+		const struct slot o = { .kind = SLOT_BLS, .path = e->path, .content = e->original,
+					.len = e->original_len, .exists = true };
+		like = bls_slot_cmdline(&o);
+	}
 	const struct slot s = { .kind = SLOT_BLS, .path = e->path, .content = (char *)cur, .len = cur_len,
-				.exists = true };
+				.exists = true, .like = like, .like_len = like ? strlen(like) : 0 };
 	const struct decision d = { .remove = e->added, .add = e->removed };
 	return bls_slot_edit(&s, &d, NULL, NULL, len);
 }
 
-static char *undo_unmark(const struct journal_entry *e, const char *cur, size_t cur_len, size_t *len)
+static char *undo_unmark(enum slot_kind k _unused_, const struct journal_entry *e, const char *cur, size_t cur_len, size_t *len)
 {
 	(void)e;
 	return grub_default_unmark(cur, cur_len, len);
@@ -97,9 +115,9 @@ struct slot_kind_ops {
 
 static const struct slot_kind_ops kind_ops[] = {
 	[SLOT_BLS] = { edit_bls, bls_slot_cmdline, SLOT_WRITES_FILE, undo_bls },
-	[SLOT_KERNEL_CMDLINE] = { edit_line, line_slot_cmdline, SLOT_WRITES_FILE, undo_tokens },
-	[SLOT_RPI] = { edit_line, line_slot_cmdline, SLOT_WRITES_FILE, undo_tokens },
-	[SLOT_RPI_EXTRA] = { edit_line, line_slot_cmdline, SLOT_WRITES_FILE, undo_tokens },
+	[SLOT_KERNEL_CMDLINE] = { edit_line, line_slot_cmdline, SLOT_WRITES_FILE, undo_line },
+	[SLOT_RPI] = { edit_line, line_slot_cmdline, SLOT_WRITES_FILE, undo_line },
+	[SLOT_RPI_EXTRA] = { edit_line, line_slot_cmdline, SLOT_WRITES_FILE, undo_line },
 	[SLOT_GRUB_DROPIN] = { grub_dropin_edit, NULL, SLOT_WRITES_FILE, undo_tokens },
 	[SLOT_GRUB_DEFAULT] = { grub_default_edit, NULL, SLOT_WRITES_FILE, undo_unmark },
 	[SLOT_GRUB_CFG] = { NULL, grub_menu_cmdline, SLOT_WRITES_NOTHING, NULL },
@@ -220,7 +238,7 @@ void slot_undo(enum slot_kind k, const struct journal_entry *e, const char *text
 		out->content = xstrndup(e->original, e->original_len);
 		out->len = e->original_len;
 	} else {
-		out->content = o->undo(e, out->cur, out->cur_len, &out->len);
+		out->content = o->undo(k, e, out->cur, out->cur_len, &out->len);
 	}
 	if (out->len != out->cur_len || memcmp(out->content, out->cur, out->len) != 0)
 		out->action = UNDO_WRITE;
@@ -231,7 +249,7 @@ char *slot_unedit(enum slot_kind k, const struct journal_entry *e, const char *c
 	const struct slot_kind_ops *o = ops_of(k);
 	if (!o || o->writes == SLOT_WRITES_NOTHING || !o->undo)
 		return NULL;
-	return o->undo(e, cur, cur_len, len);
+	return o->undo(k, e, cur, cur_len, len);
 }
 
 void slot_undo_free(struct slot_undo *u)

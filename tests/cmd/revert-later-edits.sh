@@ -108,3 +108,20 @@ check "/etc/default/grub templated between applies: marked again" grep -q 'added
 revert "/etc/default/grub templated between applies"
 expect_eq "/etc/default/grub templated between applies: revert keeps GRUB_TIMEOUT=3" \
 	"$(cat "$root/etc/default/grub")" "$want"
+
+# 8. An admin's token the tool took out goes back where it was, also after
+# a later edit (the undo then works on the current bytes): in the entry's
+# options and in /etc/kernel/cmdline, between the same neighbours.
+setup_bls
+sed -i 's/^options\(\s*\)root=\([^ ]*\) ro/options\1root=\2 cgroup_enable=memory ro/' "$entry"
+printf 'root=/dev/sda2 cgroup_enable=memory ro quiet splash\n' >"$kcl"
+check "token back in place: the entry has the admin's cgroup_enable=memory" grep -q ' cgroup_enable=memory ro ' "$entry"
+apply "token back in place"
+check "token back in place: apply took it out of the entry" sh -c "! grep -qw cgroup_enable=memory '$entry'"
+check "token back in place: and out of /etc/kernel/cmdline" sh -c "! grep -qw cgroup_enable=memory '$kcl'"
+sed -i 's/ quiet/ quiet loglevel=3/' "$entry" "$kcl"
+revert "token back in place"
+expect_eq "token back in place: the entry has it between root= and ro again" \
+	"$(opts "$entry" | sed 's/root=[^ ]*/root=R/')" "root=R cgroup_enable=memory ro quiet loglevel=3 systemd.machine_id=$MID"
+expect_eq "token back in place: /etc/kernel/cmdline has it between root= and ro again" \
+	"$(cat "$kcl")" "root=/dev/sda2 cgroup_enable=memory ro quiet loglevel=3 splash"

@@ -565,7 +565,55 @@ TEST(size_for_arch)
 	CHECK_INT(cmdline_size_for_arch(NULL), 0);
 }
 
+
+/* cmdline_edit_like: tokens put back where the earlier line had them. */
+static char *like(const char *line, const char *before)
+{
+	struct strv r, a;
+	strv_from(&r, RM_DISABLE);
+	strv_from(&a, ADD_ENABLE);
+	char *out = cmdline_edit_like(line, strlen(line), &r, &a, before, before ? strlen(before) : 0);
+	strv_free(&r);
+	strv_free(&a);
+	return out;
+}
+
+TEST(edit_like)
+{
+	char *s;
+	/* after the token before it */
+	s = like("root=/dev/b ro quiet cgroup_disable=memory", "root=/dev/a cgroup_enable=memory ro quiet");
+	CHECK_STR(s, "root=/dev/b cgroup_enable=memory ro quiet");
+	free(s);
+	/* that token gone: after the one before that, else before the one
+	 * after it */
+	s = like("x=1 quiet", "x=1 ro cgroup_enable=memory quiet");
+	CHECK_STR(s, "x=1 cgroup_enable=memory quiet");
+	free(s);
+	s = like("quiet splash", "root=/dev/a cgroup_enable=memory quiet splash");
+	CHECK_STR(s, "cgroup_enable=memory quiet splash");
+	free(s);
+	/* first in the earlier line: first again */
+	s = like("root=/dev/b ro", "cgroup_enable=memory root=/dev/a ro");
+	CHECK_STR(s, "root=/dev/b cgroup_enable=memory ro");
+	free(s);
+	/* no neighbour left, or not in the earlier line: as cmdline_edit */
+	s = like("a=1 b=2", "cgroup_enable=memory");
+	CHECK_STR(s, "a=1 b=2 cgroup_enable=memory");
+	free(s);
+	s = like("a=1 -- single", "a=1 quiet");
+	CHECK_STR(s, "a=1 cgroup_enable=memory -- single");
+	free(s);
+	/* already there: nothing added; NULL like: cmdline_edit */
+	s = like("cgroup_enable=memory a=1", "a=1 cgroup_enable=memory");
+	CHECK_STR(s, "cgroup_enable=memory a=1");
+	free(s);
+	s = like("a=1 cgroup_disable=memory b=2", NULL);
+	CHECK_STR(s, "a=1 b=2 cgroup_enable=memory");
+	free(s);
+}
+
 TEST_MAIN(T(split_whitespace), T(split_quotes), T(token_name_value), T(dashdash), T(names),
 	  T(has_item_and_arg), T(remove_comma_lists), T(remove_quoted), T(remove_spacing), T(add),
 	  T(add_dashdash), T(remove_and_add), T(join_identity), T(idempotent), T(random_lines),
-	  T(null_and_empty), T(size_for_arch))
+	  T(null_and_empty), T(size_for_arch), T(edit_like))

@@ -529,7 +529,7 @@ char *grubenv_edit(const struct slot *s, const struct decision *d, struct strv *
 	const char *old = s->content ? s->content : "";
 	char *text = cmdline_edit(old, strlen(old), &d->remove, NULL, removed);
 	size_t len = strlen(text);
-	add_tokens(&text, &len, &d->add, NULL, NULL, added);
+	add_tokens(&text, &len, &d->add, NULL, NULL, added, s);
 	*new_len = len;
 	return text;
 }
