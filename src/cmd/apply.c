@@ -219,6 +219,35 @@ static int no_boot_config(struct context *ctx, const struct apply_options *o, co
 	return EXIT_DRIFT;
 }
 
+/* After a regeneration: every menu read back carries the decision in
+ * its linux lines, else the regeneration did not do its job (the drop-in
+ * not sourced, its program failing): exit 4, naming the menu and why. */
+static int menus_carry(const struct evaluation *ev)
+{
+	int r = 0;
+	for (size_t i = 0; i < ev->slots.n; i++) {
+		const struct slot *s = &ev->slots.v[i];
+		/* just regenerated: "not regenerated yet" is no excuse */
+		if (s->kind != SLOT_GRUB_CFG || s->unmanaged ||
+		    !(slot_change_drifts(&ev->ch[i]) || ev->ch[i].state == SLOT_NOT_REGENERATED))
+			continue;
+		const char *why = slot_change_drifts(&ev->ch[i]) ? slot_note(s, &ev->ch[i]) : NULL;
+		r = diag_error(EXIT_SYSTEM, "%s: regenerated, but its linux lines do not carry the decision%s%s",
+			       s->path, why ? ": " : "", why ? why : "");
+	}
+	return r;
+}
+
+/* An image whose GRUB drop-in would find no program: refused before the
+ * lock is taken, exit 3, nothing written (nothing would reach the menu). */
+static int no_program(struct context *ctx, const struct apply_options *o, struct evaluation *ev)
+{
+	_cleanup_free_ char *what = grub_no_program_text(ctx);
+	diag_error(EXIT_BADINPUT, "nothing written: %s", what);
+	evaluation_free(ev);
+	return early_end(ctx, o, EXIT_BADINPUT);
+}
+
 int apply_run(struct context *ctx, const struct apply_options *o)
 {
 	/* Where an earlier run left the lock file, take the lock first and
@@ -246,6 +275,10 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 		evaluation_free(&ev);
 		return early_end(ctx, o, hook_result(ctx, o, r));
 	}
+	if (ev.grub_no_program) {
+		inputs_clear();
+		return no_program(ctx, o, &ev);
+	}
 	if (!o->dry_run && any_work(ctx, o, &ev) && ctx->lock_fd < 0) {
 		/* Changes to make: take the lock, then look again, since
 		 * another run may have made them meanwhile. */
@@ -270,6 +303,8 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 		}
 	}
 	inputs_clear();
+	if (ev.grub_no_program)
+		return no_program(ctx, o, &ev);
 	bool changed = any_change(&ev);
 	unsigned ran = 0;
 	bool wrote = false;
@@ -317,6 +352,8 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 			context_unload(ctx);
 			r = evaluate(ctx, o->kernel, &ev);
 		}
+		if (r >= 0 && ran > 0)
+			r = menus_carry(&ev);
 	}
 	if (r >= 0) {
 		for (size_t i = 0; ev.def && i < ev.def->d.warnings.n; i++)

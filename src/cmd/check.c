@@ -85,6 +85,10 @@ int cmd_check(struct context *ctx, int argc, char **argv)
 			_cleanup_free_ char *what = no_boot_config_text(ctx, &ev);
 			printf("not in sync: %s\n", esc(what));
 		}
+		if (ev.grub_no_program) {
+			_cleanup_free_ char *what = grub_no_program_text(ctx);
+			printf("not in sync: %s\n", esc(what));
+		}
 		if (ev.kernel_ignored)
 			printf("not in sync: %s\n", esc(ev.kernel_ignored));
 		if (rc == EXIT_OK)

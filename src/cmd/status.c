@@ -103,6 +103,9 @@ int cmd_status(struct context *ctx, int argc, char **argv)
 	if (ev.no_boot_config) {
 		_cleanup_free_ char *what = no_boot_config_text(ctx, &ev);
 		printf("In sync: no: %s\n", esc(what));
+	} else if (ev.grub_no_program) {
+		_cleanup_free_ char *what = grub_no_program_text(ctx);
+		printf("In sync: no: %s\n", esc(what));
 	} else if (ev.kernel_ignored) {
 		printf("In sync: no: %s\n", esc(ev.kernel_ignored));
 	} else {

@@ -303,6 +303,9 @@ static int decide_and_plan(struct context *ctx, const char *only, struct kernel 
 			return r;
 	}
 	grub_settle_menus(&ctx->root, &ev->slots, ev->ch);
+	ev->grub_no_program = grub_image_lacks_program(&ctx->root, &ev->slots, ev->ch);
+	if (ev->grub_no_program)
+		ev->in_sync = false;
 	ev->no_boot_config = ev->slots.n == 0 && ev->def && !ev->def->d.keep;
 	if (ev->no_boot_config)
 		ev->in_sync = false;
@@ -341,7 +344,7 @@ static void plan_free(struct evaluation *ev)
 	ev->def = NULL;
 	memset(&ev->grub, 0, sizeof(ev->grub));
 	ev->ch = NULL;
-	ev->in_sync = ev->reboot_pending = ev->running_known = ev->no_boot_config = false;
+	ev->in_sync = ev->reboot_pending = ev->running_known = ev->no_boot_config = ev->grub_no_program = false;
 	free(ev->kernel_ignored);
 	ev->kernel_ignored = NULL;
 }
@@ -409,6 +412,8 @@ int evaluation_follow_commit(struct context *ctx, const char *only, struct evalu
 		if (slot_change_drifts(c))
 			ev->in_sync = false;
 	}
+	if (ev->grub_no_program)
+		ev->in_sync = false;
 	judge_running(ctx, ev);
 	return 0;
 }

@@ -24,6 +24,9 @@ struct evaluation {
 	 * partition not mounted, a tree before its boot loader); never
 	 * in sync */
 	bool no_boot_config;
+	/* an image whose GRUB data carries tokens lacks the program its GRUB
+	 * drop-in runs: no menu it makes carries them; never in sync */
+	bool grub_no_program;
 	bool reboot_pending;         /* live: the running kernel runs otherwise,
 				      * having booted with an older line */
 	/* live: the running kernel booted with the line the configuration

@@ -68,6 +68,11 @@ void print_plugin_line(const struct context *ctx, const struct evaluation *ev, i
 			sb_append(&sb, what);
 			break;
 		}
+		if (ev->grub_no_program) {
+			_cleanup_free_ char *what = grub_no_program_text(ctx);
+			sb_append(&sb, what);
+			break;
+		}
 		if (ev->kernel_ignored && !drifting(ev)) {
 			sb_append(&sb, ev->kernel_ignored);
 			break;

@@ -1,6 +1,7 @@
 /* show/notes.c - notes said the same way by several commands: records
  * kept for a boot file system that is not mounted, no boot configuration
- * at all; see show/report.h. */
+ * at all, an image without the program its GRUB drop-in runs; see
+ * show/report.h. */
 #include "show/report.h"
 #include "lib/diag.h"
 
@@ -32,4 +33,16 @@ char *no_boot_config_text(const struct context *ctx, const struct evaluation *ev
 			 "GRUB file): nothing carries memcg %s for %s to the next boot; mount the boot partition or "
 			 "install the boot loader, then run apply again",
 			 d, kd ? memcg_state_name(kd->d.state) : "?", kd ? kd->k->version : "?");
+}
+
+char *grub_no_program_text(const struct context *ctx)
+{
+	_cleanup_free_ char *d = root_display(&ctx->root, "/");
+	size_t n = strlen(d);
+	if (n > 1 && d[n - 1] == '/')
+		d[n - 1] = '\0';
+	return xasprintf("%s has no memcg-policy program (in /usr/local/sbin, /usr/local/bin, /usr/sbin, /usr/bin, "
+			 "/sbin or /bin) for its GRUB drop-in to run: no menu its update-grub makes carries the "
+			 "decision; install the memcg-policy package into it, then run apply again",
+			 d);
 }

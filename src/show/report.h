@@ -83,3 +83,6 @@ void report_unmounted(const struct root *r, const struct strv *dirs);
 /* evaluation's no_boot_config, said: where nothing was found, what the
  * next boot misses, what to do. */
 char *no_boot_config_text(const struct context *ctx, const struct evaluation *ev);
+/* An image whose GRUB data carries tokens, without the program its GRUB
+ * drop-in runs (evaluation.grub_no_program): what to say and do. */
+char *grub_no_program_text(const struct context *ctx);

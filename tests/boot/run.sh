@@ -204,6 +204,10 @@ prepare_root() {
 			fi
 			install -m 0644 "$DROPIN" "$root/etc/default/grub.d/99-memcg-policy.cfg" || return 1
 		fi
+		# the program as the package installs it in the system (the
+		# tool refuses an image whose drop-in would find none); when
+		# grub-mkconfig runs here, the shim on PATH stands for it
+		mkdir -p "$root/usr/sbin" && install -m 0755 "$c/shim/memcg-policy" "$root/usr/sbin/memcg-policy" || return 1
 		;;
 	esac
 

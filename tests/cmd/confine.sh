@@ -478,7 +478,8 @@ fi
 # (the one documented exception) the image's update-grub does run.
 if command -v strace >/dev/null; then
 	image
-	for p in usr/sbin/update-grub usr/sbin/grub-mkconfig usr/sbin/grub2-mkconfig usr/bin/kernel-install; do
+	for p in usr/sbin/update-grub usr/sbin/grub-mkconfig usr/sbin/grub2-mkconfig usr/bin/kernel-install \
+		usr/sbin/memcg-policy; do
 		mkdir -p "$(dirname "$root/$p")"
 		printf '#!/bin/sh\necho ran >>/ran.log\n' >"$root/$p"
 		chmod 0755 "$root/$p"

@@ -120,3 +120,43 @@ um_root on 'accepts-cgroup-enable = yes\n'
 expect_exit "on with accepts-cgroup-enable = yes: apply" 0 "$MEMCG_POLICY" --root "$root" apply
 check "on with accepts-cgroup-enable = yes: cgroup_enable=memory written" grep -qw cgroup_enable=memory "$root/etc/kernel/cmdline"
 expect_exit "on with accepts-cgroup-enable = yes: check in sync" 0 "$MEMCG_POLICY" --root "$root" check
+
+# An image with GRUB whose drop-in would find no memcg-policy program (the
+# package not installed in it): no menu its update-grub makes carries the
+# decision. Not in sync, and apply refuses (exit 3, nothing written) and
+# says to install the package; with the program there, it applies.
+np_root() {
+	root=$(mkroot)
+	add_kernel "$root" 6.1.0-25-amd64 "$FIX/configs/debian12-amd64.config"
+	mkdir -p "$root/etc/default/grub.d" "$root/usr/sbin" "$root/boot/grub"
+	# shellcheck disable=SC2016 # grub-mkconfig's ${sysconfdir}, literally
+	printf '#! /bin/sh\nfor x in ${sysconfdir}/default/grub.d/*.cfg ; do :; done\n' >"$root/usr/sbin/grub-mkconfig"
+	chmod 0755 "$root/usr/sbin/grub-mkconfig"
+	printf 'GRUB_DEFAULT=0\nGRUB_CMDLINE_LINUX_DEFAULT="quiet"\nGRUB_CMDLINE_LINUX=""\n' >"$root/etc/default/grub"
+	printf 'menuentry Debian {\n\tlinux\t/boot/vmlinuz-6.1.0-25-amd64 root=/dev/sda1 ro quiet\n}\n' \
+		>"$root/boot/grub/grub.cfg"
+	printf '[policy]\nmode = off\n' | write_policy "$root/etc/memcg-policy.conf"
+}
+np_root
+before=$(cd "$root" && find . | sort)
+expect_exit "GRUB image without the program: apply refuses (3)" 3 "$MEMCG_POLICY" --root "$root" apply
+says "GRUB image without the program: apply says nothing was written and why" "$ERR" \
+	"nothing written: $root has no memcg-policy program"
+says "GRUB image without the program: and what to do" "$ERR" "install the memcg-policy package into it"
+expect_eq "GRUB image without the program: nothing written" "$(cd "$root" && find . | sort)" "$before"
+expect_exit "GRUB image without the program: check is not in sync (1)" 1 "$MEMCG_POLICY" --root "$root" check
+says "GRUB image without the program: check says why" "$OUT" "not in sync: $root has no memcg-policy program"
+expect_exit "GRUB image without the program: monitoring CRITICAL (2)" 2 "$MEMCG_POLICY" --root "$root" check --monitoring
+expect_exit "GRUB image without the program: status" 0 "$MEMCG_POLICY" --root "$root" status
+says "GRUB image without the program: status: not in sync" "$OUT" "In sync: no: $root has no memcg-policy program"
+printf '#! /bin/sh\nexit 1\n' >"$root/usr/sbin/memcg-policy"
+chmod 0755 "$root/usr/sbin/memcg-policy"
+expect_exit "GRUB image with the program: apply" 0 "$MEMCG_POLICY" --root "$root" apply
+check "GRUB image with the program: the drop-in is written" test -f "$root/etc/default/grub.d/99-memcg-policy.cfg"
+expect_exit "GRUB image with the program: check in sync (the menu awaits the image's update-grub)" 0 \
+	"$MEMCG_POLICY" --root "$root" check
+# no opinion (auto, nothing needs memcg: keep): nothing for the drop-in
+# to carry, nothing needed from the image
+np_root
+printf '[policy]\nmode = auto\n' | write_policy "$root/etc/memcg-policy.conf"
+expect_exit "GRUB image without the program, nothing to carry: check in sync" 0 "$MEMCG_POLICY" --root "$root" check

@@ -187,6 +187,15 @@ check_menu() {
 
 # setup CASE-DIR: a root from tests/fixtures/grub/cases/NAME (or a root
 # skeleton with an expect file); sets root, ADD, REMOVE, MODE, DRIFT
+# image_program ROOT: the package's program in the image, for the drop-in
+# (a stand-in: with --root no program of the image runs; a tree without
+# one is refused, see tests/cmd/false-sync.sh)
+image_program() {
+	mkdir -p "$1/usr/sbin"
+	printf '#!/bin/sh\nexit 1\n' >"$1/usr/sbin/memcg-policy"
+	chmod 0755 "$1/usr/sbin/memcg-policy"
+}
+
 setup() {
 	local src=$1 cfg vers
 	root=$(mkroot)
@@ -209,6 +218,7 @@ setup() {
 		: >"$root/boot/initrd.img-$v"
 	done
 	mkdir -p "$root/etc/default" "$root/usr/sbin" "$root/boot/grub"
+	image_program "$root"
 	if [ -f "$src/default-grub" ]; then
 		cp "$src/default-grub" "$root/etc/default/grub"
 		cp /usr/sbin/grub-mkconfig /usr/sbin/update-grub "$root/usr/sbin/" 2>/dev/null ||
@@ -308,6 +318,7 @@ EOF
 	add_kernel "$r" 6.1.0-13-amd64 "$CFG/debian12-amd64.config"
 	mkdir -p "$r/usr/sbin" "$r/etc/default/grub.d" "$r/boot/grub"
 	cp /usr/sbin/grub-mkconfig "$r/usr/sbin/"
+	image_program "$r"
 	printf 'GRUB_CMDLINE_LINUX=""\n' >"$r/etc/default/grub"
 	: >"$r/boot/grub/grub.cfg"
 	wrapper "$r"
@@ -1031,6 +1042,24 @@ UPDATE_GRUB
 	*) fail "--regenerate: the tool's output is shown" "$ERR" ;;
 	esac
 	rm -f "$root/fail"
+
+	# update-grub succeeds, but the image's program fails when its drop-in
+	# runs it: the regenerated menu lacks the decision, and apply says so
+	# (exit 4) instead of success
+	printf '[policy]\nmode = off\n' | write_policy "$root/etc/memcg-policy.conf"
+	rm "$root/usr/sbin/memcg-policy"
+	printf '#!/bin/sh\nexit 1\n' >"$root/usr/sbin/memcg-policy"
+	chmod 0755 "$root/usr/sbin/memcg-policy"
+	rm -f "$root/regen.log"
+	expect_exit "--regenerate: the menu does not carry the decision: exit 4" 4 \
+		"$MEMCG_POLICY" --root "$root" apply --regenerate
+	expect_eq "--regenerate: the menu does not carry it: update-grub ran" "$(cat "$root/regen.log" 2>/dev/null)" "update-grub "
+	case $ERR in
+	*"/boot/grub/grub.cfg: regenerated, but its linux lines do not carry the decision"*)
+		pass "--regenerate: the menu does not carry it: says so, naming the menu" ;;
+	*) fail "--regenerate: the menu does not carry it: says so, naming the menu" "$ERR" ;;
+	esac
+	ln -sf /usr/bin/memcg-policy "$root/usr/sbin/memcg-policy"
 }
 
 dropin_tests

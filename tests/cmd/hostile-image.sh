@@ -23,6 +23,9 @@ hostile_root() {
 	# grub-mkconfig's sourcing loop tells the tool that drop-ins are read
 	printf '#! /bin/sh\nfor x in ${sysconfdir}/default/grub.d/*.cfg ; do :; done\n' >"$root/usr/sbin/grub-mkconfig"
 	chmod 0755 "$root/usr/sbin/grub-mkconfig"
+	# the package installed in the image: its program, for the drop-in
+	printf '#! /bin/sh\ntouch %s.program\n' "$MARK" >"$root/usr/sbin/memcg-policy"
+	chmod 0755 "$root/usr/sbin/memcg-policy"
 	cat >"$root/etc/default/grub" <<EOF
 GRUB_DEFAULT=0
 GRUB_DISTRIBUTOR=\`touch $MARK.bq; echo Debian\`

@@ -134,6 +134,13 @@ struct kernel_decision;
 int grub_decision(const struct kernel_decision *kd, size_t n, const struct kernel_decision *def,
 		  const struct slot_list *l, struct decision *out);
 
+/* In an image (--root, a chroot), where the GRUB data carries tokens:
+ * does the image lack the program the drop-in runs (memcg-policy in the
+ * directories grub.d/99-memcg-policy.cfg looks in)? Then no regeneration
+ * of its menu can carry the decision. Not where the entries read grubenv's
+ * kernelopts, which the tool writes itself. */
+bool grub_image_lacks_program(const struct root *r, const struct slot_list *l, const struct slot_change *ch);
+
 /* In an image (--root), a menu that drifts only because it was not
  * regenerated since the GRUB configuration became right gets its own
  * state, SLOT_NOT_REGENERATED (in sync for check), with a note saying so. */

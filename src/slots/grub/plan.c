@@ -48,6 +48,44 @@ int grub_decision(const struct kernel_decision *kd, size_t n, const struct kerne
 	return 0;
 }
 
+/* Where the drop-in looks for the program (grub.d/99-memcg-policy.cfg:
+ * the PATH of update-grub and kernel hooks, then its own list). */
+static const char *const program_paths[] = {
+	"/usr/local/sbin/memcg-policy", "/usr/local/bin/memcg-policy", "/usr/sbin/memcg-policy",
+	"/usr/bin/memcg-policy",	"/sbin/memcg-policy",	       "/bin/memcg-policy",
+};
+
+bool grub_image_lacks_program(const struct root *r, const struct slot_list *l, const struct slot_change *ch)
+{
+	if (r->live)
+		return false;
+	bool carries = false;
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].kind == SLOT_GRUBENV && !l->v[i].unmanaged)
+			return false; /* the entries read kernelopts, which the tool writes itself */
+	for (size_t i = 0; i < l->n && !carries; i++) {
+		const struct slot *s = &l->v[i];
+		if (s->kind != SLOT_GRUB_TOKENS || s->unmanaged)
+			continue;
+		const char *text = ch[i].new_content ? ch[i].new_content : s->content;
+		size_t len = ch[i].new_content ? ch[i].new_len : s->len;
+		struct grub_tokens t;
+		unsigned bad;
+		if (text && grub_tokens_parse(text, len, &t, &bad) == 0) {
+			carries = t.add.n || t.remove.n;
+			grub_tokens_free(&t);
+		}
+	}
+	if (!carries)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(program_paths); i++) {
+		struct stat st;
+		if (root_stat(r, program_paths[i], &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111))
+			return false;
+	}
+	return true;
+}
+
 static bool is_grub_input(enum slot_kind k)
 {
 	return k == SLOT_GRUB_DROPIN || k == SLOT_GRUB_DEFAULT || k == SLOT_GRUBENV || k == SLOT_GRUB_TOKENS;
