@@ -306,9 +306,21 @@ int print_unified_diff(const char *path, const char *old, size_t old_len, const 
 			const char *nl = strchr(body, '\n');
 			body = nl ? nl + 1 : body + strlen(body);
 		}
-		_cleanup_free_ char *safe = text_escape_lines(body);
 		fwrite(output ? output : "", 1, (size_t)(body - (output ? output : "")), stdout);
-		fputs(safe, stdout);
+		/* each line: its first byte is diff's (' ', '+', '-', '@'; '\'
+		 * only for its own "\ No newline at end of file") */
+		while (*body) {
+			const char *nl = strchr(body, '\n');
+			size_t n = nl ? (size_t)(nl - body) + 1 : strlen(body);
+			if (body[0] == '\\') {
+				fwrite(body, 1, n, stdout);
+			} else {
+				_cleanup_free_ char *line = xstrndup(body, n);
+				_cleanup_free_ char *safe = text_escape_lines(line);
+				fputs(safe, stdout);
+			}
+			body += n;
+		}
 		ret = fflush(stdout) == 0 ? 0 : diag_error(EXIT_SYSTEM, "cannot write the diff: %s", strerror(errno));
 	} else {
 		size_t l = strlen(output);
