@@ -101,8 +101,8 @@ check-all:
 lint: $(BUILD)/memcg-policy
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
 	  --inline-suppr --std=c11 -D_GNU_SOURCE $(INCLUDES) -I $(BUILD)/gen src tests/unit
-	clang-tidy -quiet $(SRCS) -- -std=gnu11 -D_GNU_SOURCE -DVERSION='"$(VERSION)"' \
-	  $(INCLUDES) $(PKG_CFLAGS) -I$(BUILD)/gen
+	printf '%s\n' $(SRCS) | xargs -P "$$(nproc)" -n 6 sh -c 'clang-tidy -quiet "$$@" -- -std=gnu11 \
+	  -D_GNU_SOURCE -DVERSION='"'"'"$(VERSION)"'"'"' $(INCLUDES) $(PKG_CFLAGS) -I$(BUILD)/gen' clang-tidy
 	shellcheck -s sh grub.d/99-memcg-policy.cfg hooks/*
 	shellcheck -x tests/*.sh tests/cmd/*.sh tests/boot/*.sh tests/pkg/*.sh tests/ansible/*.sh tests/system/*.sh tests/powerloss/*.sh tests/powerloss/init bench/*.sh
 	mandoc -Tlint -Wwarning man/memcg-policy.8 man/memcg-policy.conf.5
