@@ -4,6 +4,7 @@
 #   pass NAME / fail NAME MSG / check NAME CMD... / expect_eq NAME GOT WANT
 #   expect_exit NAME CODE CMD...   runs CMD, checks its exit code
 #   json_run NAME CMD...  runs CMD (a --json run), its stdout in $OUT
+#   add_kernel, write_policy, image_program   fixture roots
 # Every --json output of the tool that goes through expect_exit or json_run
 # is checked against schema/memcg-policy.schema.json (json_check).
 # Every check prints "PASS: NAME" or "FAIL: NAME" for tests/run.sh.
@@ -123,6 +124,17 @@ add_kernel() {
 	mkdir -p "$root/boot" "$root/lib/modules/$ver"
 	: >"$root/boot/vmlinuz-$ver"
 	if [ "${4:-}" = gzip ]; then gzip -c "$cfg" >"$root/boot/config-$ver"; else cp "$cfg" "$root/boot/config-$ver"; fi
+}
+
+# The package's program in an image, for its GRUB drop-in: a stand-in that
+# fails if run (with --root no program of the image runs; a GRUB image
+# without one is refused, tests/cmd/false-sync.sh). image_program ROOT [DIR]
+# (DIR: /usr/sbin by default)
+image_program() {
+	local d=$1${2:-/usr/sbin}
+	mkdir -p "$d"
+	printf '#!/bin/sh\nexit 1\n' >"$d/memcg-policy"
+	chmod 0755 "$d/memcg-policy"
 }
 
 # A policy file with safe permissions: write_policy FILE <<EOF ... EOF

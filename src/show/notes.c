@@ -22,12 +22,19 @@ void report_unmounted(const struct root *r, const struct strv *dirs)
 	}
 }
 
-char *no_boot_config_text(const struct context *ctx, const struct evaluation *ev)
+/* The root as messages name it: "/" or "ROOT", without a trailing '/'. */
+static char *root_name(const struct context *ctx)
 {
-	_cleanup_free_ char *d = root_display(&ctx->root, "/");
+	char *d = root_display(&ctx->root, "/");
 	size_t n = strlen(d);
 	if (n > 1 && d[n - 1] == '/')
 		d[n - 1] = '\0';
+	return d;
+}
+
+char *no_boot_config_text(const struct context *ctx, const struct evaluation *ev)
+{
+	_cleanup_free_ char *d = root_name(ctx);
 	const struct kernel_decision *kd = ev->def;
 	return xasprintf("no boot configuration found in %s (no boot entry, /etc/kernel/cmdline, cmdline.txt or "
 			 "GRUB file): nothing carries memcg %s for %s to the next boot; mount the boot partition or "
@@ -37,10 +44,7 @@ char *no_boot_config_text(const struct context *ctx, const struct evaluation *ev
 
 char *grub_no_program_text(const struct context *ctx)
 {
-	_cleanup_free_ char *d = root_display(&ctx->root, "/");
-	size_t n = strlen(d);
-	if (n > 1 && d[n - 1] == '/')
-		d[n - 1] = '\0';
+	_cleanup_free_ char *d = root_name(ctx);
 	return xasprintf("%s has no memcg-policy program (in /usr/local/sbin, /usr/local/bin, /usr/sbin, /usr/bin, "
 			 "/sbin or /bin) for its GRUB drop-in to run: no menu its update-grub makes carries the "
 			 "decision; install the memcg-policy package into it, then run apply again",

@@ -149,8 +149,7 @@ says "GRUB image without the program: check says why" "$OUT" "not in sync: $root
 expect_exit "GRUB image without the program: monitoring CRITICAL (2)" 2 "$MEMCG_POLICY" --root "$root" check --monitoring
 expect_exit "GRUB image without the program: status" 0 "$MEMCG_POLICY" --root "$root" status
 says "GRUB image without the program: status: not in sync" "$OUT" "In sync: no: $root has no memcg-policy program"
-printf '#! /bin/sh\nexit 1\n' >"$root/usr/sbin/memcg-policy"
-chmod 0755 "$root/usr/sbin/memcg-policy"
+image_program "$root"
 expect_exit "GRUB image with the program: apply" 0 "$MEMCG_POLICY" --root "$root" apply
 check "GRUB image with the program: the drop-in is written" test -f "$root/etc/default/grub.d/99-memcg-policy.cfg"
 expect_exit "GRUB image with the program: check in sync (the menu awaits the image's update-grub)" 0 \

@@ -16,9 +16,7 @@ grub_root() {
 	cp /usr/sbin/grub-mkconfig "$r/usr/sbin/" 2>/dev/null ||
 		printf '#! /bin/sh\nfor x in ${sysconfdir}/default/grub.d/*.cfg ; do :; done\n' >"$r/usr/sbin/grub-mkconfig"
 	chmod 0755 "$r/usr/sbin/grub-mkconfig"
-	# the package's program in the image, for the drop-in (never run here)
-	printf '#!/bin/sh\nexit 1\n' >"$r/usr/sbin/memcg-policy"
-	chmod 0755 "$r/usr/sbin/memcg-policy"
+	image_program "$r"
 	printf 'GRUB_CMDLINE_LINUX=""\n' >"$r/etc/default/grub"
 	: >"$r/boot/grub/grub.cfg"
 	echo "$r"

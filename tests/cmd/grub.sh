@@ -187,15 +187,6 @@ check_menu() {
 
 # setup CASE-DIR: a root from tests/fixtures/grub/cases/NAME (or a root
 # skeleton with an expect file); sets root, ADD, REMOVE, MODE, DRIFT
-# image_program ROOT: the package's program in the image, for the drop-in
-# (a stand-in: with --root no program of the image runs; a tree without
-# one is refused, see tests/cmd/false-sync.sh)
-image_program() {
-	mkdir -p "$1/usr/sbin"
-	printf '#!/bin/sh\nexit 1\n' >"$1/usr/sbin/memcg-policy"
-	chmod 0755 "$1/usr/sbin/memcg-policy"
-}
-
 setup() {
 	local src=$1 cfg vers
 	root=$(mkroot)
@@ -1048,8 +1039,7 @@ UPDATE_GRUB
 	# (exit 4) instead of success
 	printf '[policy]\nmode = off\n' | write_policy "$root/etc/memcg-policy.conf"
 	rm "$root/usr/sbin/memcg-policy"
-	printf '#!/bin/sh\nexit 1\n' >"$root/usr/sbin/memcg-policy"
-	chmod 0755 "$root/usr/sbin/memcg-policy"
+	image_program "$root"
 	rm -f "$root/regen.log"
 	expect_exit "--regenerate: the menu does not carry the decision: exit 4" 4 \
 		"$MEMCG_POLICY" --root "$root" apply --regenerate

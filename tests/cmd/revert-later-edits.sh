@@ -98,8 +98,7 @@ cp "$FIX/grub/upstream/etc/default/grub" "$root/etc/default/grub"
 printf '#! /bin/sh\n. /etc/default/grub\n' >"$root/usr/bin/grub-mkconfig"
 chmod 0755 "$root/usr/bin/grub-mkconfig"
 # the package installed in the image: its program, for the marked line
-printf '#! /bin/sh\nexit 1\n' >"$root/usr/bin/memcg-policy"
-chmod 0755 "$root/usr/bin/memcg-policy"
+image_program "$root" /usr/bin
 add_kernel "$root" 6.1.0-40-amd64 "$CFG"
 printf '[policy]\nmode = off\n' | write_policy "$root/etc/memcg-policy.conf"
 apply "/etc/default/grub templated between applies"
