@@ -7,7 +7,7 @@
 # name"; a test program that exits non-zero without a FAIL line counts as
 # one failure of its own.
 #
-# Up to TEST_JOBS (default: the number of CPUs, at most 4) tests run at
+# Each test's line gives its wall-clock seconds. Up to TEST_JOBS (default: the number of CPUs, at most 4) tests run at
 # once, each with its own output; the results are printed in the order
 # above. The tests that time races between processes (SERIAL below) run
 # alone, after the others.
@@ -28,9 +28,9 @@ passed=0
 failed=0
 skipped=0
 
-# report NAME OUTFILE RC: counts and prints one finished test
+# report NAME OUTFILE RC SECONDS: counts and prints one finished test
 report() {
-	local name=$1 out rc=$3
+	local name=$1 out rc=$3 secs=$4
 	out=$(cat "$2")
 	printf '%s\n' "$out" | sed "s|^|[$name] |" >>"$log"
 	local p f s
@@ -45,9 +45,9 @@ report() {
 	passed=$((passed + p))
 	failed=$((failed + f))
 	if [ "$s" -gt 0 ]; then
-		printf '%-40s %4d passed, %d failed, %d skipped\n' "$name" "$p" "$f" "$s"
+		printf '%-32s %4ds %5d passed, %d failed, %d skipped\n' "$name" "$secs" "$p" "$f" "$s"
 	else
-		printf '%-40s %4d passed, %d failed\n' "$name" "$p" "$f"
+		printf '%-32s %4ds %5d passed, %d failed\n' "$name" "$secs" "$p" "$f"
 	fi
 	if [ "$f" -ne 0 ]; then
 		printf '%s\n' "$out" | grep -v '^PASS: ' | sed 's/^/    /'
@@ -71,8 +71,8 @@ add_test() { names+=("$1"); paths+=("$2"); }
 start() {
 	local i=$1
 	case ${names[$i]} in
-	unit/*) ("${paths[$i]}" >"$outdir/$i.out" 2>&1; echo $? >"$outdir/$i.rc") & ;;
-	*) (bash "${paths[$i]}" >"$outdir/$i.out" 2>&1; echo $? >"$outdir/$i.rc") & ;;
+	unit/*) (t0=$SECONDS; "${paths[$i]}" >"$outdir/$i.out" 2>&1; echo $? >"$outdir/$i.rc"; echo $((SECONDS - t0)) >"$outdir/$i.s") & ;;
+	*) (t0=$SECONDS; bash "${paths[$i]}" >"$outdir/$i.out" 2>&1; echo $? >"$outdir/$i.rc"; echo $((SECONDS - t0)) >"$outdir/$i.s") & ;;
 	esac
 }
 
@@ -121,7 +121,7 @@ for i in "${!names[@]}"; do
 	case $SERIAL in *" ${names[$i]} "*) start "$i"; wait ;; esac
 done
 for i in "${!names[@]}"; do
-	report "${names[$i]}" "$outdir/$i.out" "$(cat "$outdir/$i.rc")"
+	report "${names[$i]}" "$outdir/$i.out" "$(cat "$outdir/$i.rc")" "$(cat "$outdir/$i.s")"
 done
 if [ "$skipped" -gt 0 ]; then
 	echo "$passed passed, $failed failed, $skipped skipped"
