@@ -44,8 +44,10 @@ static const struct command commands[] = {
 	  "  --monitoring    one status line; exit 0 OK, 1 WARNING (reboot pending),\n"
 	  "                  2 CRITICAL (drift), 3 UNKNOWN (error), as monitoring plugins\n"
 	  "  --prometheus FILE  also write node_exporter textfile metrics to FILE, atomically\n", 0, 0, " kernel prometheus ", NULL },
-	{ "set", cmd_set, "on|off|auto [--no-apply]", "record mode= in /etc/memcg-policy.conf, then apply",
-	  "  --no-apply      only record the mode; do not apply it\n", 1, 1, "", "expected one of on, off, auto" },
+	{ "set", cmd_set, "on|off|auto [--no-apply | --dry-run]", "record mode= in /etc/memcg-policy.conf, then apply",
+	  "  --no-apply      only record the mode; do not apply it\n"
+	  "  --dry-run       print what it would record and the diff of every file apply\n"
+	  "                  would then change; write nothing\n", 1, 1, "", "expected one of on, off, auto" },
 	{ "revert", cmd_revert, "[--dry-run] [--kernel VER] [--policy]",
 	  "take out every argument the tool wrote, restore what it removed",
 	  "  --dry-run       print what it would change; write nothing\n"

@@ -248,6 +248,31 @@ static int no_program(struct context *ctx, const struct apply_options *o, struct
 	return early_end(ctx, o, EXIT_BADINPUT);
 }
 
+/* The last line of a dry run that would change something: the next boot
+ * as the run would leave it, not as it is now. Where the menu would be
+ * regenerated (GRUB), the state it is meant to carry: apply itself reads
+ * the regenerated menu back and fails if it does not (exit 4). */
+static int print_dry_run_end(struct context *ctx, const struct apply_options *o, struct evaluation *ev)
+{
+	printf("a dry run: nothing written\n");
+	if (!ev->def)
+		return 0;
+	if (!evaluation_can_follow_commit(ev)) {
+		printf("once applied and the menu regenerated, next boot%s (%s): memcg %s\n",
+		       ctx->root.live ? "" : " of the image", esc(ev->def->k->version),
+		       memcg_state_name(ev->def->d.state));
+		return 0;
+	}
+	int r = evaluation_follow_commit(ctx, o->kernel, ev);
+	if (r < 0)
+		return r;
+	struct next_boot nb;
+	next_boot_of(ctx, ev, &nb);
+	printf("once applied, ");
+	print_next_boot(ctx, &nb);
+	return 0;
+}
+
 int apply_run(struct context *ctx, const struct apply_options *o)
 {
 	/* Where an earlier run left the lock file, take the lock first and
@@ -368,6 +393,8 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 			bool set_changed = json_object_object_get_ex(obj, "changed", &was) && json_object_get_boolean(was);
 			json_report_set(obj, "changed", json_object_new_boolean(changed || ran > 0 || set_changed));
 			json_report_set(obj, "dry_run", json_object_new_boolean(o->dry_run));
+		} else if (log_verbosity >= 0 && !o->hook && o->dry_run && changed) {
+			r = print_dry_run_end(ctx, o, &ev);
 		} else if (log_verbosity >= 0 && !o->hook) {
 			struct next_boot nb;
 			next_boot_of(ctx, &ev, &nb);

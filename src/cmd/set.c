@@ -1,6 +1,7 @@
-/* cmd/set.c - `set on|off|auto [--no-apply]`: records mode= in the
- * [policy] section of /etc/memcg-policy.conf (or the --config file),
- * keeping its comments and other keys, then applies. */
+/* cmd/set.c - `set on|off|auto [--no-apply|--dry-run]`: records mode= in
+ * the [policy] section of /etc/memcg-policy.conf (or the --config file),
+ * keeping its comments and other keys, then applies; --dry-run shows both
+ * and writes nothing. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -109,25 +110,40 @@ static int write_config(struct context *ctx, const struct target *t, const char 
 	return write_host_file_atomic(t->path, text, len, 0644);
 }
 
+/* The policy file's text with mode = MODE (*updated, owned) and whether
+ * that differs from what is there (*differs; a missing file always does),
+ * after every check the file gets when it is read. */
+static int mode_text(struct context *ctx, const struct target *t, const char *mode, char **updated, bool *differs,
+		     bool *exists)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	*updated = NULL;
+	int r = read_current(ctx, t, &text, &len, exists);
+	if (r == 0)
+		r = check_policy(ctx, t, *exists);
+	if (r == 0 && !text)
+		r = -EXIT_SYSTEM;
+	if (r == 0) {
+		r = policy_set_mode_text(text, len, mode, updated);
+		if (r == 0 && !*updated)
+			r = -EXIT_SYSTEM;
+	}
+	if (r == 0)
+		*differs = !(*exists && streq(*updated, text));
+	return r;
+}
+
 int policy_file_set_mode(struct context *ctx, const char *mode, bool *wrote, bool *exists)
 {
-	_cleanup_free_ char *text = NULL, *updated = NULL;
-	size_t len = 0;
+	_cleanup_free_ char *updated = NULL;
+	bool differs = false;
 	*wrote = false;
 	struct target t;
 	int r = find_target(ctx, &t);
 	if (r == 0)
-		r = read_current(ctx, &t, &text, &len, exists);
-	if (r == 0)
-		r = check_policy(ctx, &t, *exists);
-	if (r == 0 && !text)
-		r = -EXIT_SYSTEM;
-	if (r == 0) {
-		r = policy_set_mode_text(text, len, mode, &updated);
-		if (r == 0 && !updated)
-			r = -EXIT_SYSTEM;
-	}
-	if (r == 0 && !(*exists && streq(updated, text))) {
+		r = mode_text(ctx, &t, mode, &updated, &differs, exists);
+	if (r == 0 && differs) {
 		r = write_config(ctx, &t, updated, strlen(updated));
 		if (r == 0) {
 			*wrote = true;
@@ -144,8 +160,9 @@ int policy_file_set_mode(struct context *ctx, const char *mode, bool *wrote, boo
  * decide another mode for a kernel? Then each is named, and set applies
  * nothing (the admin's own tokens are not taken out for a mode that does
  * not hold). Returns true when overridden. */
-static bool overridden(struct context *ctx, const struct evaluation *ev, const char *mode)
+static bool overridden(struct context *ctx, const struct evaluation *ev, const char *mode, bool dry_run)
 {
+	const char *recorded = dry_run ? "would be recorded" : "is recorded";
 	int want = streq(mode, "on") ? MODE_ON : streq(mode, "off") ? MODE_OFF : MODE_AUTO;
 	bool any = false;
 	for (size_t i = 0; i < ev->n_kd; i++) {
@@ -155,26 +172,79 @@ static bool overridden(struct context *ctx, const struct evaluation *ev, const c
 		const struct policy_kernel_section *ks = policy_kernel_mode(&ctx->policy, kd->k->version);
 		_cleanup_free_ char *where =
 			origin_str(ks && (int)ks->mode != want ? &ks->mode_origin : &ctx->policy.mode_origin);
-		diag_warn("mode = %s is recorded, but %s sets mode = %s for %s", mode, where,
+		diag_warn("mode = %s %s, but %s sets mode = %s for %s", mode, recorded, where,
 			    policy_mode_name(kd->d.mode), kd->k->version);
 		any = true;
 	}
 	if (any)
-		diag_warn("nothing applied: change or remove the setting named above, then run memcg-policy apply");
+		diag_warn("nothing %s: change or remove the setting named above, then run memcg-policy apply",
+			  dry_run ? "would be applied" : "applied");
 	return any;
+}
+
+/* set --dry-run: what set would record and then what apply would do,
+ * with the policy read as if the mode were recorded; no lock, nothing
+ * written. */
+static int set_dry_run(struct context *ctx, const char *mode)
+{
+	_cleanup_free_ char *updated = NULL;
+	bool differs = false, exists = false;
+	struct target t;
+	int r = find_target(ctx, &t);
+	if (r == 0)
+		r = mode_text(ctx, &t, mode, &updated, &differs, &exists);
+	if (r < 0) {
+		target_free(&t);
+		return -r;
+	}
+	struct json_object *obj = NULL;
+	if (ctx->json) {
+		obj = json_report_new(ctx, "set");
+		_cleanup_free_ char *path = ctx->config_path ? xstrdup(ctx->config_path) : xstrdup(ADMIN_POLICY);
+		if (differs)
+			json_report_file(obj, path, exists ? "changed" : "created", NULL, NULL);
+		json_report_set(obj, "changed", json_object_new_boolean(differs));
+	} else if (log_verbosity >= 0) {
+		if (differs)
+			printf("%s: would record mode = %s%s\n", esc(t.display), mode,
+			       t.via_link ? " (at the link's target)" : "");
+		else
+			printf("%s: mode = %s is recorded already\n", esc(t.display), mode);
+	}
+	target_free(&t);
+	ctx->policy_as_if = updated;
+	ctx->policy_as_if_len = strlen(updated);
+	struct evaluation ev;
+	r = evaluate(ctx, NULL, &ev);
+	bool over = r >= 0 && overridden(ctx, &ev, mode, true);
+	if (r < 0 || over) {
+		if (obj && r >= 0)
+			json_report_evaluation(obj, ctx, &ev);
+		evaluation_free(&ev);
+		ctx->policy_as_if = NULL;
+		int code = r < 0 ? -r : EXIT_DRIFT;
+		return obj ? json_report_emit(obj, code) : code;
+	}
+	evaluation_free(&ev);
+	struct apply_options o = { .dry_run = true, .report = obj };
+	int rc = apply_run(ctx, &o);
+	ctx->policy_as_if = NULL;
+	return rc;
 }
 
 int cmd_set(struct context *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "no-apply", no_argument, NULL, 'n' },
+		{ "dry-run", no_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool no_apply = false;
+	bool no_apply = false, dry_run = false;
 	int c;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n': no_apply = true; break;
+		case 'd': dry_run = true; break;
 		default: return bad_option("set", opts, argc, argv);
 		}
 	}
@@ -188,6 +258,13 @@ int cmd_set(struct context *ctx, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
+	if (dry_run && no_apply) {
+		diag_error(EXIT_USAGE, "set: --dry-run and --no-apply do not go together");
+		return EXIT_USAGE;
+	}
+	if (dry_run)
+		return set_dry_run(ctx, mode);
+
 	ctx->lock_fd = lock_take(&ctx->root);
 	if (ctx->lock_fd < 0)
 		return -ctx->lock_fd;
@@ -198,7 +275,7 @@ int cmd_set(struct context *ctx, int argc, char **argv)
 	/* what the policy now decides: overridden, nothing is applied */
 	struct evaluation ev;
 	r = evaluate(ctx, NULL, &ev);
-	bool over = r >= 0 && overridden(ctx, &ev, mode);
+	bool over = r >= 0 && overridden(ctx, &ev, mode, false);
 	struct json_object *obj = NULL;
 	if (ctx->json) {
 		obj = json_report_new(ctx, "set");

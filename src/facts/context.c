@@ -15,7 +15,7 @@ int context_load_policy(struct context *ctx)
 		return 0;
 	policy_init(&ctx->policy);
 	ctx->policy_loaded = true;
-	return policy_load(&ctx->root, ctx->config_path, &ctx->policy);
+	return policy_load_as_if(&ctx->root, ctx->config_path, ctx->policy_as_if, ctx->policy_as_if_len, &ctx->policy);
 }
 
 int context_load_kernels(struct context *ctx, const char *only_kernel)

@@ -19,6 +19,10 @@ struct context {
 	struct root root;        /* opened by main before any command */
 	struct policy policy;
 	bool policy_loaded;
+	/* set --dry-run: the administrator's policy file as it would be
+	 * written (facts/policy.h policy_load_as_if); NULL: as on disk */
+	const char *policy_as_if;
+	size_t policy_as_if_len;
 	struct kernel_list kernels;
 	bool kernels_loaded;
 	struct system_facts sys;

@@ -161,6 +161,13 @@ static int load_root_dir(const struct root *r, const char *dir, struct policy *p
 
 int policy_load(const struct root *r, const char *config_file, struct policy *p)
 {
+	return policy_load_as_if(r, config_file, NULL, 0, p);
+}
+
+int policy_load_as_if(const struct root *r, const char *config_file, const char *text, size_t len, struct policy *p)
+{
+	if (config_file && text)
+		return policy_load_buffer(p, text, len, config_file);
 	if (config_file) {
 		int fd = open(config_file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 		if (fd < 0) {
@@ -177,8 +184,12 @@ int policy_load(const struct root *r, const char *config_file, struct policy *p)
 	int ret = load_root_dir(r, "/usr/lib/memcg-policy.d", p);
 	if (ret == 0)
 		ret = check_root_dirs(r, "/etc", false);
-	if (ret == 0)
+	if (ret == 0 && text) {
+		_cleanup_free_ char *display = root_display(r, "/etc/memcg-policy.conf");
+		ret = policy_load_buffer(p, text, len, display);
+	} else if (ret == 0) {
 		ret = load_root_file(r, "/etc/memcg-policy.conf", p);
+	}
 	if (ret == 0)
 		ret = load_root_dir(r, "/etc/memcg-policy.d", p);
 	return ret;

@@ -80,6 +80,12 @@ void policy_free(struct policy *p);
  * starts a comment; indentation is ignored (never a continuation line). */
 int policy_load(const struct root *r, const char *config_file, struct policy *p);
 
+/* policy_load with the administrator's file (/etc/memcg-policy.conf in the
+ * root, or config_file) read as TEXT instead of its bytes on disk: what
+ * the policy would be once TEXT is written there (set --dry-run). The
+ * other files are read as by policy_load. text NULL: policy_load. */
+int policy_load_as_if(const struct root *r, const char *config_file, const char *text, size_t len, struct policy *p);
+
 /* The directory checks of policy_load for a file on the invoking system
  * (--config FILE), for a file that may not exist yet: 0 or a negative exit
  * code (reported). */

@@ -188,7 +188,8 @@ row "args: set two modes" 2 "set: expected one of on, off, auto" '' set on off
 row "args: revert extra" 2 "revert: unexpected argument 'extra'" '' revert extra
 row "args: revert --bogus" 2 "memcg-policy: revert: unknown option '--bogus' (see memcg-policy revert --help)" '' revert --bogus
 row "args: bench bad option" 2 "memcg-policy: bench: unknown option '--bogus' (see memcg-policy bench --help)" '' bench --bogus
-row "args: set off --dry-run (not an option of set)" 2 "memcg-policy: set: unknown option '--dry-run' (see memcg-policy set --help)" '' set off --dry-run
+row "args: set off --regenerate (apply's, not an option of set)" 2 "memcg-policy: set: unknown option '--regenerate' (see memcg-policy set --help)" '' set off --regenerate
+row "args: set off --dry-run --no-apply" 2 "set: --dry-run and --no-apply do not go together" '' set off --dry-run --no-apply
 row "args: a value given to a flag" 2 "memcg-policy: apply: option '--dry-run' takes no value (see memcg-policy apply --help)" '' apply --dry-run=1
 row "args: bench --threads 0" 2 "bench: bad --threads '0'" '' bench --threads 0
 row "args: bench --size bogus" 2 "bench: bad --size 'bogus'" '' bench --size bogus

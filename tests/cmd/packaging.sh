@@ -174,7 +174,7 @@ if [ -f "$BC" ]; then
 		"$(complete_words memcg-policy --root "'$sroot'" check --kernel "")" "6.2.0-space"
 	set_eq "completion: set offers the modes" "$(complete_words memcg-policy set "")" "$(printf '%s\n' on off auto)"
 	set_eq "completion: set MODE then options (its own and the global ones)" "$(complete_words memcg-policy set off -)" \
-		"$(printf '%s\n' --no-apply --help --root --config --json --quiet --verbose)"
+		"$(printf '%s\n' --no-apply --dry-run --help --root --config --json --quiet --verbose)"
 	if [ -x "$MEMCG_POLICY" ]; then
 		set_eq "completion: the commands of --help" "$(complete_words memcg-policy "")" "$help_cmds"
 		set_eq "completion: the global long options of --help" \
