@@ -223,7 +223,14 @@ static int decide_and_plan(struct context *ctx, const char *only, struct kernel 
 	ev->grub_no_program = grub_image_lacks_program(&ctx->root, &ev->slots, ev->ch);
 	if (ev->grub_no_program)
 		ev->in_sync = false;
-	ev->no_boot_config = ev->slots.n == 0 && ev->def && !ev->def->d.keep;
+	/* nothing carries the decision where no slot is managed: none found,
+	 * or only ones the tool may not edit (no GRUB program in the root,
+	 * another installation's entries) */
+	size_t managed = 0;
+	for (size_t i = 0; i < ev->slots.n; i++)
+		if (!ev->slots.v[i].unmanaged)
+			managed++;
+	ev->no_boot_config = managed == 0 && ev->def && !ev->def->d.keep;
 	if (ev->no_boot_config)
 		ev->in_sync = false;
 	for (size_t i = 0; i < ev->slots.n; i++)

@@ -19,10 +19,10 @@ struct evaluation {
 	struct slot_list slots;
 	struct slot_change *ch;      /* one per slot, same index */
 	bool in_sync;
-	/* no boot slot at all, for a kernel the decision has an opinion
-	 * on: nothing carries the decision to the next boot (a boot
-	 * partition not mounted, a tree before its boot loader); never
-	 * in sync */
+	/* no managed boot slot (none at all, or only unmanaged ones), for
+	 * a kernel the decision has an opinion on: nothing carries the
+	 * decision to the next boot (a boot partition not mounted, a tree
+	 * before its boot loader, a GRUB file without GRUB); never in sync */
 	bool no_boot_config;
 	/* an image whose GRUB data carries tokens lacks the program its GRUB
 	 * drop-in runs: no menu it makes carries them; never in sync */

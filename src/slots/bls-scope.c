@@ -8,8 +8,12 @@
  * 20-grub.install, sdbootutil with its "system-"/"snapper-" prefix) is
  * this installation's when TOKEN is one of this root's entry tokens
  * (/etc/kernel/entry-token, the machine id, os-release IMAGE_ID or ID).
- * An entry that has neither (a hand-written "arch.conf"), or a root that
- * names no token at all, stays managed: that is a single-OS ESP.
+ * An entry that has neither, or a root that names no token at all, stays
+ * managed when it names a kernel release (a single-OS ESP; a release this
+ * root does not have is left by the planner); one that names no release
+ * either (a hand-written "arch.conf": linux /vmlinuz-linux) is this
+ * installation's only if its image is a file of this root by that name
+ * (bls_entry_unowned).
  *
  * Kernel: the release the linux path names where it names one (Fedora's
  * debug entries say "version 6.11.4-301.fc40.x86_64+debug-debug" for the
@@ -20,6 +24,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 static bool is_machine_id(const char *s, size_t n)
 {
@@ -200,3 +205,32 @@ char *bls_entry_foreign(const struct bls_identity *id, const char *path, const c
 			return NULL;
 	return xasprintf("another installation's entry (entry token %s)", token);
 }
+
+char *bls_entry_unowned(const struct root *r, const struct bls_identity *id, const char *path,
+			const char *machine_id_key, const char *linux_path)
+{
+	if (machine_id_key && *machine_id_key && id->machine_id && strcasecmp(machine_id_key, id->machine_id) == 0)
+		return NULL;
+	_cleanup_free_ char *stem = name_stem(path);
+	for (size_t i = 0; i < id->tokens.n; i++) {
+		size_t tl = strlen(id->tokens.v[i]);
+		if (strncasecmp(stem, id->tokens.v[i], tl) == 0 && (stem[tl] == '\0' || stem[tl] == '-'))
+			return NULL;
+	}
+	/* a kernel image of this root by that name, in /boot (Arch's
+	 * vmlinuz-linux) or at the top (Debian's /vmlinuz link) */
+	const char *base = linux_path ? strrchr(linux_path, '/') : NULL;
+	base = base ? base + 1 : linux_path;
+	if (base && *base && !streq(base, ".") && !streq(base, "..")) {
+		static const char *const dirs[] = { "/boot", "/" };
+		for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+			_cleanup_free_ char *p = path_join(dirs[i], base);
+			struct stat st;
+			if (root_stat(r, p, &st) == 0 && S_ISREG(st.st_mode))
+				return NULL;
+		}
+	}
+	return xasprintf("another installation's entry, it seems: no machine-id or entry token of this root, and "
+			 "%s names no kernel it has", linux_path ? linux_path : "its linux line");
+}
+

@@ -234,6 +234,10 @@ static int entry_slot(const struct root *r, const struct policy *p, const struct
 	if (!s->unmanaged) {
 		_cleanup_free_ char *mid = bls_value(text, len, "machine-id");
 		char *why = bls_entry_foreign(id, path, mid, s->kernel);
+		if (!why && !s->kernel) {
+			_cleanup_free_ char *linux_path = bls_value(text, len, "linux");
+			why = bls_entry_unowned(r, id, path, mid, linux_path);
+		}
 		if (why) {
 			s->unmanaged = true;
 			s->note = why;
@@ -478,7 +482,8 @@ char *bls_slot_edit(const struct slot *s, const struct decision *d, struct strv 
 
 static bool entry_usable_for_base(const struct slot *s)
 {
-	if (s->kind != SLOT_BLS || !s->content)
+	/* never another installation's entry, nor one the tool may not edit */
+	if (s->kind != SLOT_BLS || !s->content || s->unmanaged)
 		return false;
 	_cleanup_free_ char *linux_path = bls_value(s->content, s->len, "linux");
 	_cleanup_free_ char *joined = options_joined(s->content, s->len);

@@ -44,6 +44,13 @@ void bls_identity_free(struct bls_identity *id);
  * or NULL when it is this one's; pure. */
 char *bls_entry_foreign(const struct bls_identity *id, const char *path, const char *machine_id_key,
 			const char *release);
+/* Why an entry that names no kernel release (no version line, no release
+ * in its linux path) seems another installation's (a new string), or NULL
+ * when it is this root's: its machine-id is this root's, its file name is
+ * one of this root's entry tokens (alone or before "-"), or its linux
+ * image is a file of this root's /boot by that name. */
+char *bls_entry_unowned(const struct root *r, const struct bls_identity *id, const char *path,
+			const char *machine_id_key, const char *linux_path);
 /* The kernel an entry boots: its linux path's release, else its version
  * without sdbootutil's "SNAPSHOT@"; NULL if neither names one. */
 char *bls_entry_kernel(const char *version, const char *linux_path);

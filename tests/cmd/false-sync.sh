@@ -69,6 +69,35 @@ setup debian12-amd64.config 6.1.0-40-amd64 auto '[auto]\notherwise = keep\n'
 expect_exit "otherwise = keep, nothing needs memcg: check in sync" 0 "$MEMCG_POLICY" --root "$root" check
 expect_exit "otherwise = keep: apply" 0 "$MEMCG_POLICY" --root "$root" apply
 
+# GRUB's files without GRUB (an image build that wrote /etc/default/grub
+# before the boot loader package, Ubuntu's cloud-image drop-ins copied
+# in): every slot found is unmanaged, so nothing carries the decision
+# either; the same answers as with no boot configuration at all.
+for mode in off on; do
+	name="GRUB files without GRUB, mode $mode"
+	root=$(mkroot)
+	add_kernel "$root" 6.8.0-57-generic "$FIX/configs/debian12-cloud-amd64.config"
+	mkdir -p "$root/etc/default/grub.d"
+	cp "$FIX/grub/cases/cloudimg/default-grub" "$root/etc/default/grub"
+	cp "$FIX/grub/cases/cloudimg/grub.d/"*.cfg "$root/etc/default/grub.d/"
+	printf '[policy]\nmode = %s\n' "$mode" | write_policy "$root/etc/memcg-policy.conf"
+	expect_exit "$name: status" 0 "$MEMCG_POLICY" --root "$root" status
+	says "$name: status lists the GRUB slots as unmanaged" "$OUT" "no grub-mkconfig or grub2-mkconfig in the root"
+	says "$name: status: not in sync" "$OUT" "In sync: no: no boot configuration in $root that memcg-policy manages"
+	expect_exit "$name: check is not in sync (exit 1)" 1 "$MEMCG_POLICY" --root "$root" check
+	says "$name: check says nothing carries the decision" "$OUT" "nothing carries memcg $mode for 6.8.0-57-generic"
+	expect_exit "$name: check --monitoring is CRITICAL (2)" 2 "$MEMCG_POLICY" --root "$root" check --monitoring
+	expect_exit "$name: apply exits 1" 1 "$MEMCG_POLICY" --root "$root" apply
+	says "$name: apply says nothing was written" "$ERR" "nothing written: no boot configuration in $root that memcg-policy manages"
+	check "$name: apply wrote nothing" test ! -e "$root/var/lib/memcg-policy"
+	# with [bootloaders] grub = yes the admin says GRUB is there: managed
+	printf '[policy]\nmode = %s\n[bootloaders]\ngrub = yes\n' "$mode" | write_policy "$root/etc/memcg-policy.conf"
+	image_program "$root"
+	expect_exit "$name, grub = yes: check is drift (exit 1): the GRUB slots are to be made" 1 \
+		"$MEMCG_POLICY" --root "$root" check
+	says "$name, grub = yes: the drop-in is a managed slot, missing" "$OUT" "missing: /etc/default/grub.d/99-memcg-policy.cfg"
+done
+
 # A slot whose file does not exist is "missing", never "in-sync": in sync
 # all the same where the decision puts nothing in it (memcg on, a kernel
 # that has it on by default), drift where it must be created.
