@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cmd/commands.h"
+#include "commit/reboot-required.h"
 #include "io/jsonc.h"
 
 #include "commit/commit.h"
@@ -379,6 +380,13 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 		}
 		if (r >= 0 && ran > 0)
 			r = menus_carry(&ev);
+	}
+	if (r >= 0 && wrote) {
+		/* Debian's reboot convention, from the state after the run */
+		struct next_boot nb;
+		next_boot_of(ctx, &ev, &nb);
+		if (nb.running_known)
+			reboot_required_note(ctx->root.live, nb.reboot_needed, "/run");
 	}
 	if (r >= 0) {
 		for (size_t i = 0; ev.def && i < ev.def->d.warnings.n; i++)

@@ -17,6 +17,7 @@
 #include "io/jsonc.h"
 
 #include "commit/commit.h"
+#include "commit/reboot-required.h"
 #include "lib/diag.h"
 #include "slots/grub/grub.h"
 #include "facts/journal.h"
@@ -164,7 +165,8 @@ static int regenerate_menu(struct context *ctx)
 /* Undoes the journal's records (those of kernel, if given): facts, plan,
  * the plan shown (--dry-run) or committed, then regeneration; files[] of
  * obj gets each file. Returns 0 or a negative exit code. */
-static int revert_journal(struct context *ctx, bool dry_run, const char *kernel, struct json_object *obj)
+static int revert_journal(struct context *ctx, bool dry_run, const char *kernel, struct json_object *obj,
+			  bool *reverted)
 {
 	struct journal j = { 0 };
 	int r = journal_load(&ctx->root, &j);
@@ -184,8 +186,10 @@ static int revert_journal(struct context *ctx, bool dry_run, const char *kernel,
 		r = show_plan(ctx, &p);
 	if (r >= 0 && !dry_run) {
 		r = commit_revert(ctx, &j, &p);
-		if (r >= 0)
+		if (r >= 0) {
 			tell_done(ctx, &p);
+			*reverted = p.n > 0;
+		}
 		if (r >= 0 && p.feeds_menu)
 			r = regenerate_menu(ctx);
 	}
@@ -198,7 +202,7 @@ static int revert_journal(struct context *ctx, bool dry_run, const char *kernel,
  * kernel update (the kernel hooks run apply)? Said in text, and in
  * reapply_pending. An error here leaves the revert done: the state is
  * then unknown (null). */
-static int tell_reapply(struct context *ctx, struct json_object *obj, bool dry_run)
+static int tell_reapply(struct context *ctx, struct json_object *obj, bool dry_run, bool reverted)
 {
 	context_unload(ctx);
 	struct evaluation ev;
@@ -210,6 +214,13 @@ static int tell_reapply(struct context *ctx, struct json_object *obj, bool dry_r
 		if (!obj)
 			diag_warn("cannot tell whether the policy applies again at the next kernel update");
 		return 0;
+	}
+	if (!dry_run && reverted) {
+		/* Debian's reboot convention, from the state after the revert */
+		struct next_boot nb;
+		next_boot_of(ctx, &ev, &nb);
+		if (nb.running_known)
+			reboot_required_note(ctx->root.live, nb.reboot_needed, "/run");
 	}
 	if (obj) {
 		json_report_evaluation(obj, ctx, &ev);
@@ -263,7 +274,8 @@ int cmd_revert(struct context *ctx, int argc, char **argv)
 			return -ctx->lock_fd;
 	}
 	struct json_object *obj = ctx->json ? json_report_new(ctx, "revert") : NULL;
-	int r = revert_journal(ctx, dry_run, kernel, obj);
+	bool reverted = false;
+	int r = revert_journal(ctx, dry_run, kernel, obj, &reverted);
 	bool wrote_policy = false, existed;
 	if (r >= 0 && reset_policy && !dry_run)
 		r = policy_file_set_mode(ctx, "auto", &wrote_policy, &existed);
@@ -272,7 +284,7 @@ int cmd_revert(struct context *ctx, int argc, char **argv)
 		json_report_file(obj, path, existed ? "changed" : "created", NULL, NULL);
 	}
 	if (r >= 0 && !kernel)
-		r = tell_reapply(ctx, obj, dry_run);
+		r = tell_reapply(ctx, obj, dry_run, reverted);
 	if (obj) {
 		struct json_object *files;
 		bool changed = json_object_object_get_ex(obj, "files", &files) && json_object_array_length(files) > 0;
