@@ -34,13 +34,14 @@ pick_kernels() {
 
 # build_rootfs DIR PACKAGES...: a bookworm system from the Debian mirror
 # with mmdebstrap into the directory DIR. The .deb files are kept in
-# $CACHE/debs between runs (apt reuses them; nothing is downloaded twice).
+# $DEBS ($CACHE/debs, or a journey's own copy of it: see run_parallel)
+# between runs (apt reuses them; nothing is downloaded twice).
 build_rootfs() {
 	local dir=$1
 	shift
 	local inc
 	inc=$(printf '%s,' "$@")
-	mkdir -p "$CACHE/debs" || return 1
+	mkdir -p "$DEBS" || return 1
 	rm -rf "$dir"
 	mkdir -p "$(dirname "$dir")" || return 1
 	# APT's sandbox user is root: the download needs no unprivileged
@@ -50,8 +51,8 @@ build_rootfs() {
 		--aptopt='APT::Sandbox::User "root"' \
 		--include="${inc%,}" \
 		--setup-hook='mkdir -p "$1"/var/cache/apt/archives/' \
-		--setup-hook="sync-in $CACHE/debs /var/cache/apt/archives/" \
-		--customize-hook="sync-out /var/cache/apt/archives $CACHE/debs" \
+		--setup-hook="sync-in $DEBS /var/cache/apt/archives/" \
+		--customize-hook="sync-out /var/cache/apt/archives $DEBS" \
 		bookworm "$dir" \
 		"deb $MIRROR bookworm main" \
 		"deb $MIRROR-security bookworm-security main"
@@ -146,7 +147,7 @@ make_disk() {
 # /proc, /sys, a small /dev holding those two devices and the
 # /dev/disk/by-uuid link udev would make (grub-mkconfig writes root=UUID=
 # only when it exists), /run, /tmp, and APT's archive cache bound to
-# $CACHE/debs. The host's resolv.conf for APT.
+# $DEBS. The host's resolv.conf for APT.
 open_system() {
 	local img=$1 rootdev d
 	DISK_DEV=$(loop_attach "$img") || return 1
@@ -166,7 +167,7 @@ open_system() {
 	ln -s pts/ptmx "$MNT/dev/ptmx"
 	ROOT_UUID=$(blkid -p -s UUID -o value "$rootdev") || return 1
 	ln -s "../../${rootdev#/dev/}" "$MNT/dev/disk/by-uuid/$ROOT_UUID" || return 1
-	mkdir -p "$MNT/var/cache/apt/archives" && mnt --bind "$CACHE/debs" "$MNT/var/cache/apt/archives" || return 1
+	mkdir -p "$MNT/var/cache/apt/archives" && mnt --bind "$DEBS" "$MNT/var/cache/apt/archives" || return 1
 	cp /etc/resolv.conf "$MNT/etc/resolv.conf" 2>/dev/null || :
 	if [ -n "${ESPDIR:-}" ]; then
 		mkdir -p "$ESPDIR" "$MNT/boot/efi" && mnt --bind "$ESPDIR" "$MNT/boot/efi" || return 1
@@ -279,6 +280,19 @@ memory_state() {
 }
 
 # ----------------------------------------------------------------- package
+
+# copy_debs FROM TO: the .deb files of FROM that TO lacks, hard-linked
+# (copied across file systems). Only the .deb files: APT's lock file must
+# not be shared between two journeys' caches (one's apt-get would find it
+# taken by the other's).
+copy_debs() {
+	local f
+	mkdir -p "$2" || return 1
+	for f in "$1"/*.deb; do
+		[ -e "$f" ] || continue
+		[ -e "$2/${f##*/}" ] || ln "$f" "$2/" 2>/dev/null || cp "$f" "$2/" || return 1
+	done
+}
 
 # build_deb OUTDIR: the .deb of this tree built with dpkg-buildpackage
 # (-us -uc -b, nocheck: the suite is the other tiers' job) from a copy of

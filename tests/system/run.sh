@@ -17,7 +17,8 @@
 # run; default build/system-work), BOOT_TIMEOUT (seconds per boot, 300),
 # MEMCG_SYSTEM_MIRROR (default http://deb.debian.org/debian),
 # MEMCG_SYSTEM_BROKEN=apply-writes-nothing (a broken package: must fail),
-# MEMCG_SYSTEM_UNTIL=N (stop after step N of the journey).
+# MEMCG_SYSTEM_UNTIL=N (stop after step N of the journey),
+# SYSTEM_JOBS (journeys at once, each in its own process; default 2).
 #
 # Prints "PASS: ..." / "FAIL: ..." per check and "N passed, N failed" last.
 set -u
@@ -579,23 +580,71 @@ run_system() {
 	note "$SYS: build and journey took $(($(date +%s) - t0)) s"
 }
 
+# run_parallel SYSTEM...: each SYSTEM's journey in a process of its own,
+# $JOBS at a time (a journey spends most of its time in one-threaded
+# work: dpkg, QEMU's TCG, waiting for the mirror), each with its own
+# copy of the .deb cache (APT's lock is per cache) merged back after it.
+# Their outputs are printed whole, one after the other, and counted.
+run_parallel() {
+	local sys out last p f
+	trap 'kill $(jobs -p) 2>/dev/null' INT TERM
+	for sys; do
+		while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+		copy_debs "$DEBS" "$W/debs-$sys" || { fail "$sys: the journey's copy of the .deb cache"; continue; }
+		SYSTEM_JOURNEY=$sys SYSTEM_DEB=$DEB SYSTEM_KOLD=$KOLD SYSTEM_KNEW=$KNEW \
+			SYSTEM_DEBS="$W/debs-$sys" bash "$HERE/run.sh" >"$W/$sys.out" 2>&1 &
+	done
+	wait
+	trap - INT TERM
+	for sys; do
+		out=$W/$sys.out
+		[ -f "$out" ] || continue
+		last=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$out" | tail -n 1)
+		grep -vE '^[0-9]+ passed, [0-9]+ failed$' "$out"
+		p=${last%% passed*}
+		f=${last#*passed, }
+		f=${f%% failed}
+		if [ -z "$last" ]; then
+			fail "$sys: the journey ends with its counts (output: $out)"
+		else
+			passed=$((passed + p))
+			failed=$((failed + f))
+		fi
+		copy_debs "$W/debs-$sys" "$DEBS" && rm -rf "${W:?}/debs-$sys"
+	done
+}
+
 if [ "$(id -u)" -ne 0 ]; then fail "tests/system/run.sh runs as root (chroot, loop devices, mounts)"; finish; fi
 for c in mmdebstrap qemu-system-x86_64 sfdisk mkfs.ext4 losetup blkid chroot dpkg-buildpackage mformat mcopy timeout; do
 	command -v "$c" >/dev/null 2>&1 || fail "command $c is installed (.ci/packages)"
 done
 [ "$failed" -eq 0 ] || finish
 W=$WORK
-mkdir -p "$W" "$CACHE" || { fail "work and cache directories"; finish; }
+DEBS=${SYSTEM_DEBS:-$CACHE/debs}
+mkdir -p "$W" "$DEBS" || { fail "work and cache directories"; finish; }
 T0=$(date +%s)
 BUILDS=()
 BOOTS=()
+if [ -n "${SYSTEM_JOURNEY:-}" ]; then
+	# one journey of run_parallel: the kernels and the .deb are the parent's
+	DEB=$SYSTEM_DEB KOLD=$SYSTEM_KOLD KNEW=$SYSTEM_KNEW
+	run_system "$SYSTEM_JOURNEY"
+	note "builds: ${BUILDS[*]}"
+	note "boots: ${BOOTS[*]}"
+	finish
+fi
 pick_kernels || { fail "two kernel versions in the archive"; finish; }
 note "base kernel $KOLD, update $KNEW; cache $CACHE; work $W"
 S="$W/deb"
 if build_deb "$W/deb"; then pass "the .deb builds with dpkg-buildpackage ($(basename "$DEB"))"; else fail "the .deb builds"; finish; fi
 [ $# -gt 0 ] || set -- grub-bios grub-efi sdboot
-for sys; do run_system "$sys"; done
-note "builds: ${BUILDS[*]}"
-note "boots: ${BOOTS[*]}"
+JOBS=${SYSTEM_JOBS:-2}
+if [ $# -gt 1 ] && [ "$JOBS" -gt 1 ]; then
+	run_parallel "$@"
+else
+	for sys; do run_system "$sys"; done
+	note "builds: ${BUILDS[*]}"
+	note "boots: ${BOOTS[*]}"
+fi
 note "tier total: $(($(date +%s) - T0)) s"
 finish
