@@ -176,6 +176,17 @@ boot() {
 	BOOT_SECS=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 	LOG=$out/serial.log
 }
+# no_hang WHAT: no command of this boot's checks hung in the guest (the
+# guest's init reports one with "@@HUNG@@" lines: where it waited)
+no_hang() {
+	local hung
+	hung=$(tr -d '\r' <"$LOG" | grep -a '^@@HUNG@@')
+	if [ -n "$hung" ]; then
+		fail "$1: no command hangs in the guest" "$hung"
+	else
+		pass "$1: no command hangs in the guest"
+	fi
+}
 # field NAME: the guest's "@@NAME@@ VALUE" in this boot's log
 field() { report_field "$LOG" "$1"; }
 
@@ -337,8 +348,10 @@ for ((k = 1; k <= KILLS; k++)); do
 	delay="$((RANDOM % 6)).$((RANDOM % 10))"
 	delays+=("$delay")
 	boot storm "$W/boot-$k" "$delay"
+	no_hang "kill $k"
 	if ! tr -d '\r' <"$LOG" | grep -q '^@@STORM@@'; then
-		fail "kill $k: the guest reaches the storm" "$(tr -d '\r' <"$LOG" | tail -n 20)"
+		fail "kill $k: the guest reaches the storm (boot of $BOOT_SECS s, timeout ${BOOT_TIMEOUT}s)" \
+			"$(tr -d '\r' <"$LOG" | tail -n 40; tail -n 5 "$W/boot-$k/qemu.log")"
 		finish
 	fi
 	runs=$(tr -d '\r' <"$LOG" | grep -c '^@@RUN@@')
@@ -351,6 +364,7 @@ for ((k = 1; k <= KILLS; k++)); do
 	note "kill $k after $delay s (boot and storm $BOOT_SECS s): $runs sets completed, $NOLD entries without and $NNEW with the token, $LEFT temporary files left, $LOST lost FAT clusters"
 done
 boot final "$W/final"
+no_hang "the last boot"
 next_run "$KILLS"
 expect_eq "the last run ends" "$(tr -d '\r' <"$LOG" | grep -c '^@@END@@')" 1
 note "kills: $KILLS (delays ${delays[*]} s), sets completed between them: $runs_total, lost FAT clusters: $lost_total, cuts with the second FAT a write behind: $FATS_DIFFERED; tier: $(($(date +%s) - T0)) s"
