@@ -18,6 +18,7 @@
 #include "plan/plan.h"
 #include "facts/policy.h"
 #include "show/report.h"
+#include "io/spawn.h"
 #include "io/txn.h"
 #include "lib/util.h"
 
@@ -114,7 +115,7 @@ static int write_config(struct context *ctx, const struct target *t, const char 
  * that differs from what is there (*differs; a missing file always does),
  * after every check the file gets when it is read. */
 static int mode_text(struct context *ctx, const struct target *t, const char *mode, char **updated, bool *differs,
-		     bool *exists)
+		     bool *exists, char **before)
 {
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
@@ -131,6 +132,8 @@ static int mode_text(struct context *ctx, const struct target *t, const char *mo
 	}
 	if (r == 0)
 		*differs = !(*exists && streq(*updated, text));
+	if (r == 0 && before)
+		*before = TAKE_PTR(text);
 	return r;
 }
 
@@ -142,7 +145,7 @@ int policy_file_set_mode(struct context *ctx, const char *mode, bool *wrote, boo
 	struct target t;
 	int r = find_target(ctx, &t);
 	if (r == 0)
-		r = mode_text(ctx, &t, mode, &updated, &differs, exists);
+		r = mode_text(ctx, &t, mode, &updated, &differs, exists, NULL);
 	if (r == 0 && differs) {
 		r = write_config(ctx, &t, updated, strlen(updated));
 		if (r == 0) {
@@ -187,12 +190,12 @@ static bool overridden(struct context *ctx, const struct evaluation *ev, const c
  * written. */
 static int set_dry_run(struct context *ctx, const char *mode)
 {
-	_cleanup_free_ char *updated = NULL;
+	_cleanup_free_ char *updated = NULL, *before = NULL;
 	bool differs = false, exists = false;
 	struct target t;
 	int r = find_target(ctx, &t);
 	if (r == 0)
-		r = mode_text(ctx, &t, mode, &updated, &differs, &exists);
+		r = mode_text(ctx, &t, mode, &updated, &differs, &exists, &before);
 	if (r < 0) {
 		target_free(&t);
 		return -r;
@@ -205,13 +208,20 @@ static int set_dry_run(struct context *ctx, const char *mode)
 			json_report_file(obj, path, exists ? "changed" : "created", NULL, NULL);
 		json_report_set(obj, "changed", json_object_new_boolean(differs));
 	} else if (log_verbosity >= 0) {
-		if (differs)
+		if (differs) {
 			printf("%s: would record mode = %s%s\n", esc(t.display), mode,
 			       t.via_link ? " (at the link's target)" : "");
-		else
+			r = print_unified_diff(t.path ? t.path : ADMIN_POLICY, exists ? before : NULL,
+					       exists ? strlen(before) : 0, updated, strlen(updated));
+		} else
 			printf("%s: mode = %s is recorded already\n", esc(t.display), mode);
 	}
 	target_free(&t);
+	if (r < 0) {
+		if (obj)
+			json_object_put(obj);
+		return -r;
+	}
 	ctx->policy_as_if = updated;
 	ctx->policy_as_if_len = strlen(updated);
 	struct evaluation ev;

@@ -39,6 +39,9 @@ expect_exit "set off --dry-run: exit 0" 0 "$MEMCG_POLICY" --root "$root" set off
 expect_eq "set off --dry-run: nothing written (policy, entry, no lock, no journal)" "$(snap "$root")" "$s0"
 check "set off --dry-run: no journal directory" test ! -e "$root/var/lib/memcg-policy"
 says "set off --dry-run: says what it would record, and where" "$OUT" "$root/etc/memcg-policy.conf: would record mode = off"
+says "set off --dry-run: the policy's diff (header)" "$OUT" "+++ b/etc/memcg-policy.conf"
+says "set off --dry-run: the policy's diff (the mode)" "$OUT" "$(printf -- '-mode = on\n+mode = off')"
+says "set off --dry-run: the policy's diff keeps the comment" "$OUT" " # the fleet's policy"
 says "set off --dry-run: the entry's diff (header)" "$OUT" "+++ b/$ENTRY"
 says "set off --dry-run: the entry's diff (the token added)" "$OUT" "+options root=/dev/sda1 quiet cgroup_disable=memory"
 says "set off --dry-run: says nothing was written" "$OUT" "a dry run: nothing written"
@@ -87,6 +90,7 @@ rm "$root/etc/memcg-policy.conf"
 s0=$(snap "$root")
 expect_exit "set off --dry-run, no policy file: exit 0" 0 "$MEMCG_POLICY" --root "$root" set off --dry-run
 says "set off --dry-run, no policy file: would record" "$OUT" "would record mode = off"
+says "set off --dry-run, no policy file: the file it would create, as a diff" "$OUT" "$(printf -- '--- /dev/null\n+++ b/etc/memcg-policy.conf')"
 check "set off --dry-run, no policy file: not created" test ! -e "$root/etc/memcg-policy.conf"
 expect_eq "set off --dry-run, no policy file: nothing written" "$(snap "$root")" "$s0"
 
@@ -97,7 +101,7 @@ s0=$(snap "$root")
 expect_exit "set off --dry-run under a [kernel] mode = on: exit 1" 1 "$MEMCG_POLICY" --root "$root" set off --dry-run
 says "set off --dry-run overridden: names the overriding file" "$ERR" "mode = off would be recorded, but $root/etc/memcg-policy.d/50-pin.conf:2 sets mode = on for $VER"
 says "set off --dry-run overridden: nothing would be applied" "$ERR" "nothing would be applied"
-lacks "set off --dry-run overridden: no diff" "$OUT" "+++ "
+lacks "set off --dry-run overridden: no boot file's diff" "$OUT" "+++ b/$ENTRY"
 expect_eq "set off --dry-run overridden: nothing written" "$(snap "$root")" "$s0"
 
 # --- usage: --dry-run with --no-apply, and a bad mode
