@@ -18,7 +18,7 @@
 # MEMCG_SYSTEM_MIRROR (default http://deb.debian.org/debian),
 # MEMCG_SYSTEM_BROKEN=apply-writes-nothing (a broken package: must fail),
 # MEMCG_SYSTEM_UNTIL=N (stop after step N of the journey),
-# SYSTEM_JOBS (journeys at once, each in its own process; default 2).
+# SYSTEM_JOBS (journeys at once, each in its own process; default 3: all of them).
 #
 # Prints "PASS: ..." / "FAIL: ..." per check and "N passed, N failed" last.
 set -u
@@ -638,7 +638,7 @@ note "base kernel $KOLD, update $KNEW; cache $CACHE; work $W"
 S="$W/deb"
 if build_deb "$W/deb"; then pass "the .deb builds with dpkg-buildpackage ($(basename "$DEB"))"; else fail "the .deb builds"; finish; fi
 [ $# -gt 0 ] || set -- grub-bios grub-efi sdboot
-JOBS=${SYSTEM_JOBS:-2}
+JOBS=${SYSTEM_JOBS:-3}
 if [ $# -gt 1 ] && [ "$JOBS" -gt 1 ]; then
 	run_parallel "$@"
 else
