@@ -24,7 +24,7 @@ stage() {
 	local name=$1
 	shift
 	echo "== $name"
-	local out rc
+	local out rc t0=$SECONDS
 	out=$("$@" 2>&1)
 	rc=$?
 	printf '%s\n' "$out" | grep -v '^\s*PASS: ' | sed '$d'
@@ -38,7 +38,7 @@ stage() {
 		echo "$name exited $rc with no failed test: counted as a failure"
 		f=1
 	fi
-	echo "($name: $p passed, $f failed)"
+	echo "($name: $p passed, $f failed, $((SECONDS - t0)) s)"
 	total_p=$((total_p + p))
 	total_f=$((total_f + f))
 }

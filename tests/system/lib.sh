@@ -46,10 +46,16 @@ build_rootfs() {
 	mkdir -p "$(dirname "$dir")" || return 1
 	# APT's sandbox user is root: the download needs no unprivileged
 	# access to the host's /dev (on some hosts /dev/null is not 0666).
+	# dpkg without an fsync per file while the image is built (the
+	# image is made from the tree afterwards; nothing here needs it
+	# durable): taken out again before the build ends, so every later
+	# dpkg run of the journey is the system's own.
 	# shellcheck disable=SC2016 # $1 is mmdebstrap's (the chroot)
 	mmdebstrap --variant=apt --skip=essential/unlink \
 		--aptopt='APT::Sandbox::User "root"' \
 		--include="${inc%,}" \
+		--setup-hook='mkdir -p "$1"/etc/dpkg/dpkg.cfg.d && echo force-unsafe-io >"$1"/etc/dpkg/dpkg.cfg.d/00memcg-test-unsafe-io' \
+		--customize-hook='rm -f "$1"/etc/dpkg/dpkg.cfg.d/00memcg-test-unsafe-io' \
 		--setup-hook='mkdir -p "$1"/var/cache/apt/archives/' \
 		--setup-hook="sync-in $DEBS /var/cache/apt/archives/" \
 		--customize-hook="sync-out /var/cache/apt/archives $DEBS" \
