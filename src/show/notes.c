@@ -50,7 +50,9 @@ char *grub_no_program_text(const struct context *ctx)
 {
 	_cleanup_free_ char *d = root_name(ctx);
 	return xasprintf("%s has no memcg-policy program (in /usr/local/sbin, /usr/local/bin, /usr/sbin, /usr/bin, "
-			 "/sbin or /bin) for its GRUB drop-in to run: no menu its update-grub makes carries the "
-			 "decision; install the memcg-policy package into it, then run apply again",
+			 "/sbin or /bin) for its GRUB drop-in to run, or no drop-in "
+			 "(/usr/share/memcg-policy/99-memcg-policy.cfg) for its /etc/default/grub to source: no menu "
+			 "its update-grub makes carries the decision; install the memcg-policy package into it, then "
+			 "run apply again",
 			 d);
 }

@@ -69,6 +69,9 @@ struct slot {
 	 * where tokens put back go (cmdline_edit_like); NULL otherwise */
 	const char *like;
 	size_t like_len;
+	/* SLOT_GRUB_DEFAULT: the drop-in its marked line sources (a static
+	 * string, slots/grub/grub.h grub_data_path); NULL: none in the image */
+	const char *source;
 };
 
 /* What the plan does with a slot (plan/plan.h): its new content and why. */

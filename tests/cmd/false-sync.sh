@@ -188,3 +188,34 @@ expect_exit "GRUB image with the program: check in sync (the menu awaits the ima
 np_root
 printf '[policy]\nmode = auto\n' | write_policy "$root/etc/memcg-policy.conf"
 expect_exit "GRUB image without the program, nothing to carry: check in sync" 0 "$MEMCG_POLICY" --root "$root" check
+
+# The same where GRUB has no grub.d (Fedora, upstream, Arch): the marked
+# line in /etc/default/grub sources the drop-in from the package's data
+# directory. It must name the file the image has (its package's prefix,
+# not this build's $(DATADIR)); an image without it is refused as one
+# without the program.
+fedora_root() {
+	np_root
+	rm -rf "$root/etc/default/grub.d" "$root/usr/sbin/grub-mkconfig"
+	mkdir -p "$root/usr/bin"
+	printf '#! /bin/sh\n. /etc/default/grub\n' >"$root/usr/bin/grub2-mkconfig"
+	chmod 0755 "$root/usr/bin/grub2-mkconfig"
+	image_program "$root"
+}
+fedora_root
+before=$(cd "$root" && find . | sort)
+expect_exit "marked-line GRUB image without the drop-in file: apply refuses (3)" 3 "$MEMCG_POLICY" --root "$root" apply
+says "marked-line GRUB image without the drop-in file: says which file is missing" "$ERR" \
+	"no drop-in (/usr/share/memcg-policy/99-memcg-policy.cfg) for its /etc/default/grub to source"
+expect_eq "marked-line GRUB image without the drop-in file: nothing written" "$(cd "$root" && find . | sort)" "$before"
+expect_exit "marked-line GRUB image without the drop-in file: check is not in sync (1)" 1 \
+	"$MEMCG_POLICY" --root "$root" check
+for prefix in /usr /usr/local; do
+	fedora_root
+	mkdir -p "$root$prefix/share/memcg-policy"
+	cp "$TOP/grub.d/99-memcg-policy.cfg" "$root$prefix/share/memcg-policy/99-memcg-policy.cfg"
+	expect_exit "marked-line GRUB image, drop-in under $prefix/share: apply" 0 "$MEMCG_POLICY" --root "$root" apply
+	expect_eq "marked-line GRUB image, drop-in under $prefix/share: the marked line sources that file" \
+		"$(tail -n 1 "$root/etc/default/grub")" \
+		"if [ -r $prefix/share/memcg-policy/99-memcg-policy.cfg ]; then . $prefix/share/memcg-policy/99-memcg-policy.cfg; fi  # added by memcg-policy"
+done

@@ -539,19 +539,18 @@ transcript_case() {
 # ---- GRUB without drop-in support: the marked line in /etc/default/grub ----
 
 # install_datadir_dropin ROOT: what the package does there: the drop-in in
-# $(DATADIR)/memcg-policy/, the directory read from the marked line that
-# `apply --dry-run` would add. Sets DATADIR.
+# /usr/share/memcg-policy/ (Debian's and the RPM's prefix, whatever this
+# build's $(DATADIR) is). The marked line `apply --dry-run` would add must
+# source it from there: the image's own file. Sets DATADIR (gen_menu
+# overlays that directory of the host with the drop-in).
 install_datadir_dropin() {
-	local line
+	local line want=/usr/share/memcg-policy/99-memcg-policy.cfg
+	mkdir -p "$1/usr/share/memcg-policy"
+	cp "$DROPIN" "$1$want"
+	DATADIR=/usr/share
 	line=$("$MEMCG_POLICY" --root "$1" apply --dry-run 2>/dev/null | grep '^+if \[ -r /.*# added by memcg-policy$')
-	DATADIR=${line#+if \[ -r }
-	DATADIR=${DATADIR%%/memcg-policy/99-memcg-policy.cfg*}
-	case $DATADIR in
-	/*) ;;
-	*) fail "dry-run shows the marked line" "$line"; DATADIR=/usr/share ;;
-	esac
-	mkdir -p "$1$DATADIR/memcg-policy"
-	cp "$DROPIN" "$1$DATADIR/memcg-policy/99-memcg-policy.cfg"
+	expect_eq "the marked line sources the drop-in where the image has it" "$line" \
+		"+if [ -r $want ]; then . $want; fi  # added by memcg-policy"
 }
 
 upstream_case() {

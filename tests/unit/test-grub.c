@@ -16,6 +16,16 @@
 #include "io/spawn.h"
 #include "test.h"
 
+/* /etc/default/grub's marked line naming this build's $(DATADIR), kept
+ * for the whole run (reachable: no leak) */
+static const char *marked_line(void)
+{
+	static char *m;
+	if (!m)
+		m = grub_marked_line(NULL);
+	return m;
+}
+
 /* ---- helpers ---- */
 
 static void words_of(const char *line, struct strv *w)
@@ -235,11 +245,17 @@ TEST(marked_line_added_at_end)
 	char *out = slot_edit(&s, &d, &added, &removed, &n);
 	CHECK_INT(n, strlen(out));
 	CHECK(strncmp(out, orig, strlen(orig)) == 0); /* every byte of the admin's kept */
-	char *want = xasprintf("%s%s\n", orig, grub_marked_line());
+	char *want = xasprintf("%s%s\n", orig, marked_line());
 	CHECK_STR(out, want);
 	free(want);
-	CHECK(strstr(grub_marked_line(), "# added by memcg-policy") != NULL);
-	CHECK(strstr(grub_marked_line(), "if [ -r /") == grub_marked_line());
+	{
+		char *m = grub_marked_line("/usr/share/memcg-policy/99-memcg-policy.cfg");
+		CHECK(strstr(m, "# added by memcg-policy") != NULL);
+		CHECK(strstr(m, "if [ -r /usr/share/memcg-policy/99-memcg-policy.cfg ]; then . "
+				"/usr/share/memcg-policy/99-memcg-policy.cfg; fi") == m);
+		free(m);
+	}
+	CHECK(strstr(marked_line(), "if [ -r /") == marked_line());
 	/* no tokens: a shell file is never edited token by token */
 	CHECK_INT(added.n, 0);
 	CHECK_INT(removed.n, 0);
@@ -274,11 +290,11 @@ TEST(marked_line_moves_to_end_and_no_final_newline)
 {
 	struct decision d = mkdecision("cgroup_disable=memory", NULL);
 	/* the admin appended a line after ours, and no final newline */
-	char *text = xasprintf("A=1\n%s\nGRUB_CMDLINE_LINUX=\"x\"", grub_marked_line());
+	char *text = xasprintf("A=1\n%s\nGRUB_CMDLINE_LINUX=\"x\"", marked_line());
 	struct slot s = { .kind = SLOT_GRUB_DEFAULT, .exists = true, .content = text, .len = strlen(text) };
 	size_t n;
 	char *out = slot_edit(&s, &d, NULL, NULL, &n);
-	char *want = xasprintf("A=1\nGRUB_CMDLINE_LINUX=\"x\"\n%s\n", grub_marked_line());
+	char *want = xasprintf("A=1\nGRUB_CMDLINE_LINUX=\"x\"\n%s\n", marked_line());
 	CHECK_STR(out, want);
 	free(want);
 	free(out);
@@ -287,7 +303,7 @@ TEST(marked_line_moves_to_end_and_no_final_newline)
 	/* a missing file gets just the line; CRLF marked lines are found too */
 	struct slot m = { .kind = SLOT_GRUB_DEFAULT, .create = true };
 	out = slot_edit(&m, &d, NULL, NULL, &n);
-	want = xasprintf("%s\n", grub_marked_line());
+	want = xasprintf("%s\n", marked_line());
 	CHECK_STR(out, want);
 	free(want);
 	free(out);
@@ -295,7 +311,7 @@ TEST(marked_line_moves_to_end_and_no_final_newline)
 	struct decision keep = { .keep = true };
 	CHECK(!grub_slot_creates(&m, &keep));
 
-	text = xasprintf("B=2\r\n%s\r\n", grub_marked_line());
+	text = xasprintf("B=2\r\n%s\r\n", marked_line());
 	char *un = grub_default_unmark(text, strlen(text), &n);
 	CHECK_STR(un, "B=2\r\n");
 	free(un);

@@ -7,7 +7,8 @@
  *                      grub.d/99-memcg-policy.cfg) unless it already is;
  *   SLOT_GRUB_DEFAULT  other grub-mkconfig / grub2-mkconfig: one marked
  *                      line at the end of /etc/default/grub sources the
- *                      drop-in from $(DATADIR)/memcg-policy/;
+ *                      drop-in from $(DATADIR)/memcg-policy/ (in an image:
+ *                      where its package put it, grub_data_path);
  *   SLOT_GRUBENV       RHEL 8 style kernelopts in grubenv: the slot's
  *                      content is the value; apply writes it as a new
  *                      environment block, as grub-editenv's set would,
@@ -50,9 +51,30 @@ const char *grub_dropin_builtin(size_t *len)
 	return grub_dropin_text;
 }
 
-const char *grub_marked_line(void)
+/* Where a package puts the drop-in that /etc/default/grub's marked line
+ * sources: this build's $(DATADIR) first, then the two prefixes packages
+ * and source installs use. An image's package need not share this
+ * build's prefix. */
+static const char *const data_paths[] = {
+	GRUB_DROPIN_DATA_PATH,
+	"/usr/share/memcg-policy/99-memcg-policy.cfg",
+	"/usr/local/share/memcg-policy/99-memcg-policy.cfg",
+};
+
+const char *grub_data_path(const struct root *r)
 {
-	return "if [ -r " GRUB_DROPIN_DATA_PATH " ]; then . " GRUB_DROPIN_DATA_PATH "; fi  " GRUB_MARK;
+	if (r->live)
+		return GRUB_DROPIN_DATA_PATH;
+	for (size_t i = 0; i < ARRAY_SIZE(data_paths); i++)
+		if (root_is_reg(r, data_paths[i]))
+			return data_paths[i];
+	return NULL;
+}
+
+char *grub_marked_line(const char *data_path)
+{
+	const char *p = data_path ? data_path : GRUB_DROPIN_DATA_PATH;
+	return xasprintf("if [ -r %s ]; then . %s; fi  " GRUB_MARK, p, p);
 }
 
 /* ---- small helpers ---- */
@@ -266,7 +288,7 @@ static struct menu_facts *menu_facts_find(const struct root *r, const struct det
 				fact(&mf->overrides, msg);
 			}
 		}
-		if (!root_is_reg(r, GRUB_DROPIN_DATA_PATH))
+		if (!grub_data_path(r) || !root_is_reg(r, grub_data_path(r)))
 			fact(&mf->missing, "the drop-in " GRUB_DROPIN_DATA_PATH " that " GRUB_DEFAULT_PATH
 				       " sources is not installed");
 	}
@@ -343,6 +365,8 @@ int grub_slots_find(const struct root *r, const struct policy *p, struct slot_li
 		s->exists = s->content != NULL;
 		s->create = !s->exists;
 		s->mode = 0644;
+		if (s->kind == SLOT_GRUB_DEFAULT)
+			s->source = grub_data_path(r);
 		if (dt.off_note)
 			set_unmanaged(s, dt.off_note);
 		else if (!dt.managed)
@@ -450,7 +474,8 @@ static char *default_edit(const struct slot *s, size_t *new_len)
 	sb_appendn(&sb, text, len);
 	if (len > 0 && text[len - 1] != '\n')
 		sb_appendc(&sb, '\n');
-	sb_append(&sb, grub_marked_line());
+	_cleanup_free_ char *marked = grub_marked_line(s->source);
+	sb_append(&sb, marked);
 	sb_appendc(&sb, '\n');
 	*new_len = sb.len;
 	return sb_take(&sb);

@@ -85,9 +85,16 @@ char *grub_menu_cmdline(const struct slot *s);
 char *grub_default_unmark(const char *text, size_t len, size_t *new_len);
 
 /* Where the drop-in is installed on the Debian family, and the marked line
- * that sources it from $(DATADIR) elsewhere ("...  # added by memcg-policy"). */
+ * that sources it from DATA_PATH elsewhere ("...  # added by memcg-policy";
+ * NULL: this build's $(DATADIR)). A new string. */
 /* (GRUB_DROPIN_PATH, GRUB_DEFAULT_PATH: slots/slot.h) */
-const char *grub_marked_line(void);
+char *grub_marked_line(const char *data_path);
+/* The drop-in the marked line is to source: on the live system this
+ * build's $(DATADIR)/memcg-policy/99-memcg-policy.cfg; in an image the
+ * first of that, /usr/share/... and /usr/local/share/... it holds, NULL
+ * when it holds none (its package is not installed: nothing the menu is
+ * made from would carry the decision). */
+const char *grub_data_path(const struct root *r);
 
 /* ---- the recorded decision (slots/grub/tokens.c) ----
  * apply records what the drop-in applies in a data file the tool owns and
@@ -136,9 +143,11 @@ int grub_decision(const struct kernel_decision *kd, size_t n, const struct kerne
 
 /* In an image (--root, a chroot), where the GRUB data carries tokens:
  * does the image lack the program the drop-in runs (memcg-policy in the
- * directories grub.d/99-memcg-policy.cfg looks in)? Then no regeneration
- * of its menu can carry the decision. Not where the entries read grubenv's
- * kernelopts, which the tool writes itself. */
+ * directories grub.d/99-memcg-policy.cfg looks in), or, where
+ * /etc/default/grub's marked line is to source the drop-in, the drop-in
+ * file itself (grub_data_path)? Then no regeneration of its menu can
+ * carry the decision. Not where the entries read grubenv's kernelopts,
+ * which the tool writes itself. */
 bool grub_image_lacks_program(const struct root *r, const struct slot_list *l, const struct slot_change *ch);
 
 /* In an image (--root), a menu that drifts only because it was not

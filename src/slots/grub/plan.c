@@ -78,6 +78,10 @@ bool grub_image_lacks_program(const struct root *r, const struct slot_list *l, c
 	}
 	if (!carries)
 		return false;
+	/* a marked line sources the drop-in from a file of the package */
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].kind == SLOT_GRUB_DEFAULT && !l->v[i].unmanaged && !l->v[i].source)
+			return true;
 	for (size_t i = 0; i < ARRAY_SIZE(program_paths); i++) {
 		struct stat st;
 		if (root_stat(r, program_paths[i], &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111))
