@@ -196,9 +196,9 @@ static int set_dry_run(struct context *ctx, const char *mode)
 	int r = find_target(ctx, &t);
 	if (r == 0)
 		r = mode_text(ctx, &t, mode, &updated, &differs, &exists, &before);
-	if (r < 0) {
+	if (r != 0 || !updated) {
 		target_free(&t);
-		return -r;
+		return r < 0 ? -r : EXIT_SYSTEM;
 	}
 	struct json_object *obj = NULL;
 	if (ctx->json) {
@@ -211,8 +211,8 @@ static int set_dry_run(struct context *ctx, const char *mode)
 		if (differs) {
 			printf("%s: would record mode = %s%s\n", esc(t.display), mode,
 			       t.via_link ? " (at the link's target)" : "");
-			r = print_unified_diff(t.path ? t.path : ADMIN_POLICY, exists ? before : NULL,
-					       exists ? strlen(before) : 0, updated, strlen(updated));
+			r = print_unified_diff(t.path ? t.path : ADMIN_POLICY, exists && before ? before : NULL,
+					       exists && before ? strlen(before) : 0, updated, strlen(updated));
 		} else
 			printf("%s: mode = %s is recorded already\n", esc(t.display), mode);
 	}

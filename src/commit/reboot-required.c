@@ -76,8 +76,10 @@ static int add_note(const char *dir)
 	if (r < 0)
 		return r;
 	if (!text || !has_line(text, len, PKG)) {
-		_cleanup_free_ char *updated =
-			xasprintf("%.*s%s" PKG "\n", (int)len, text ? text : "", len && text[len - 1] != '\n' ? "\n" : "");
+		const char *was = text ? text : "";
+		size_t was_len = text ? len : 0;
+		bool open_line = was_len > 0 && was[was_len - 1] != '\n';
+		_cleanup_free_ char *updated = xasprintf("%.*s%s" PKG "\n", (int)was_len, was, open_line ? "\n" : "");
 		r = write_whole(dir, "reboot-required.pkgs", updated, strlen(updated));
 		if (r < 0)
 			return r;
