@@ -126,15 +126,18 @@ add_kernel() {
 	if [ "${4:-}" = gzip ]; then gzip -c "$cfg" >"$root/boot/config-$ver"; else cp "$cfg" "$root/boot/config-$ver"; fi
 }
 
-# The package's program in an image, for its GRUB drop-in: a stand-in that
-# fails if run (with --root no program of the image runs; a GRUB image
-# without one is refused, tests/cmd/false-sync.sh). image_program ROOT [DIR]
-# (DIR: /usr/sbin by default)
+# The package's files in an image, for its GRUB: the program its drop-in
+# runs, a stand-in that fails if run (with --root no program of the image
+# runs), and the drop-in in /usr/share/memcg-policy/ that a marked line in
+# /etc/default/grub sources where GRUB has no grub.d (a GRUB image without
+# them is refused, tests/cmd/false-sync.sh). image_program ROOT [DIR] (DIR
+# of the program: /usr/sbin by default)
 image_program() {
 	local d=$1${2:-/usr/sbin}
-	mkdir -p "$d"
+	mkdir -p "$d" "$1/usr/share/memcg-policy"
 	printf '#!/bin/sh\nexit 1\n' >"$d/memcg-policy"
 	chmod 0755 "$d/memcg-policy"
+	cp "$TOP/grub.d/99-memcg-policy.cfg" "$1/usr/share/memcg-policy/99-memcg-policy.cfg"
 }
 
 # A policy file with safe permissions: write_policy FILE <<EOF ... EOF

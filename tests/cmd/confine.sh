@@ -484,9 +484,12 @@ if command -v strace >/dev/null; then
 		printf '#!/bin/sh\necho ran >>/ran.log\n' >"$root/$p"
 		chmod 0755 "$root/$p"
 	done
-	# a shell that runs inside the image (static busybox), and the mount
-	# points an image builder provides, so that --regenerate can work
-	mkdir -p "$root/bin" "$root/dev" "$root/proc" "$root/sys"
+	# the package's drop-in, which the marked line of this GRUB (no
+	# grub.d) sources; a shell that runs inside the image (static
+	# busybox), and the mount points an image builder provides, so that
+	# --regenerate can work
+	mkdir -p "$root/usr/share/memcg-policy" "$root/bin" "$root/dev" "$root/proc" "$root/sys"
+	cp "$TOP/grub.d/99-memcg-policy.cfg" "$root/usr/share/memcg-policy/"
 	cp /bin/busybox "$root/bin/sh"
 	printf '[policy]\nmode = off\n[bootloaders]\nregenerate = yes\n' | write_policy "$root/etc/memcg-policy.conf"
 	log=$(mktemp)

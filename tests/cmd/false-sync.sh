@@ -201,6 +201,7 @@ fedora_root() {
 	printf '#! /bin/sh\n. /etc/default/grub\n' >"$root/usr/bin/grub2-mkconfig"
 	chmod 0755 "$root/usr/bin/grub2-mkconfig"
 	image_program "$root"
+	rm -r "$root/usr/share/memcg-policy" # the program, not the drop-in
 }
 fedora_root
 before=$(cd "$root" && find . | sort)
@@ -210,12 +211,11 @@ says "marked-line GRUB image without the drop-in file: says which file is missin
 expect_eq "marked-line GRUB image without the drop-in file: nothing written" "$(cd "$root" && find . | sort)" "$before"
 expect_exit "marked-line GRUB image without the drop-in file: check is not in sync (1)" 1 \
 	"$MEMCG_POLICY" --root "$root" check
-for prefix in /usr /usr/local; do
-	fedora_root
-	mkdir -p "$root$prefix/share/memcg-policy"
-	cp "$TOP/grub.d/99-memcg-policy.cfg" "$root$prefix/share/memcg-policy/99-memcg-policy.cfg"
-	expect_exit "marked-line GRUB image, drop-in under $prefix/share: apply" 0 "$MEMCG_POLICY" --root "$root" apply
-	expect_eq "marked-line GRUB image, drop-in under $prefix/share: the marked line sources that file" \
-		"$(tail -n 1 "$root/etc/default/grub")" \
-		"if [ -r $prefix/share/memcg-policy/99-memcg-policy.cfg ]; then . $prefix/share/memcg-policy/99-memcg-policy.cfg; fi  # added by memcg-policy"
-done
+# (the packages' place, whatever this build's $(DATADIR) is)
+fedora_root
+mkdir -p "$root/usr/share/memcg-policy"
+cp "$TOP/grub.d/99-memcg-policy.cfg" "$root/usr/share/memcg-policy/99-memcg-policy.cfg"
+expect_exit "marked-line GRUB image, drop-in under /usr/share: apply" 0 "$MEMCG_POLICY" --root "$root" apply
+expect_eq "marked-line GRUB image, drop-in under /usr/share: the marked line sources that file" \
+	"$(tail -n 1 "$root/etc/default/grub")" \
+	"if [ -r /usr/share/memcg-policy/99-memcg-policy.cfg ]; then . /usr/share/memcg-policy/99-memcg-policy.cfg; fi  # added by memcg-policy"

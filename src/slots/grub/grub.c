@@ -51,14 +51,12 @@ const char *grub_dropin_builtin(size_t *len)
 	return grub_dropin_text;
 }
 
-/* Where a package puts the drop-in that /etc/default/grub's marked line
- * sources: this build's $(DATADIR) first, then the two prefixes packages
- * and source installs use. An image's package need not share this
- * build's prefix. */
+/* Where the drop-in that /etc/default/grub's marked line sources is in
+ * an image: this build's $(DATADIR) first, then where the packages put it
+ * (an image's package need not share this build's prefix). */
 static const char *const data_paths[] = {
 	GRUB_DROPIN_DATA_PATH,
 	"/usr/share/memcg-policy/99-memcg-policy.cfg",
-	"/usr/local/share/memcg-policy/99-memcg-policy.cfg",
 };
 
 const char *grub_data_path(const struct root *r)

@@ -91,7 +91,7 @@ char *grub_default_unmark(const char *text, size_t len, size_t *new_len);
 char *grub_marked_line(const char *data_path);
 /* The drop-in the marked line is to source: on the live system this
  * build's $(DATADIR)/memcg-policy/99-memcg-policy.cfg; in an image the
- * first of that, /usr/share/... and /usr/local/share/... it holds, NULL
+ * first of that and /usr/share/... (the packages') it holds, NULL
  * when it holds none (its package is not installed: nothing the menu is
  * made from would carry the decision). */
 const char *grub_data_path(const struct root *r);
