@@ -7,6 +7,8 @@
 #    reading (and inflating) their 4 configs (Debian 12's whole amd64 config,
 #    bench/data): plain /boot/config-VER files
 #    as Debian installs them, and the same gzip-packed.
+# 1b. `status` on the same 4 kernels with Debian's GRUB (its settings read
+#    without a shell), against the same floor.
 # 2. `apply` editing 100 BLS entries (25 snapshots x 4 kernels, mode = off
 #    adds cgroup_disable=memory to each), against reading each entry,
 #    writing a temp file, one syncfs, renaming all, one directory fsync.
@@ -81,6 +83,41 @@ row decide-gzip floor-gzip "decide, gzip configs / inflate 4 configs"
 if [ -n "$BEFORE" ]; then
 	row status-plain-before floor-plain "status (before), plain / read 4 configs"
 	row status-gzip-before floor-gzip "status (before), gzip / inflate 4 configs"
+fi
+echo
+
+# ---- 1b. status on a Debian GRUB tree ---------------------------------------
+# The same 4 kernels with Debian's GRUB: /etc/default/grub as Debian 12's
+# grub2 package installs it, grub-mkconfig with its grub.d loop, the
+# package's drop-in and program, a generated menu. status reads GRUB's
+# settings with its own reader of shell assignments (no shell started
+# with --root); MEMCG_POLICY_BEFORE=an older build shows what sourcing
+# them with /bin/sh cost.
+grubroot=$WORK/k4-grub
+cp -a "$plain" "$grubroot"
+mkdir -p "$grubroot/etc/default/grub.d" "$grubroot/usr/sbin" "$grubroot/boot/grub"
+cp "$TOP/tests/fixtures/grub/debian/default-grub" "$grubroot/etc/default/grub"
+cp "$TOP/grub.d/99-memcg-policy.cfg" "$grubroot/etc/default/grub.d/"
+# shellcheck disable=SC2016 # grub-mkconfig's ${sysconfdir}, literally
+printf '#! /bin/sh\nfor x in ${sysconfdir}/default/grub.d/*.cfg ; do :; done\n' >"$grubroot/usr/sbin/grub-mkconfig"
+printf '#!/bin/sh\nexit 1\n' >"$grubroot/usr/sbin/memcg-policy"
+chmod 0755 "$grubroot/usr/sbin/grub-mkconfig" "$grubroot/usr/sbin/memcg-policy"
+for v in "${BENCH_KERNELS[@]}"; do
+	printf "menuentry 'Debian GNU/Linux' {\n\tlinux\t/boot/vmlinuz-%s root=UUID=a5a23e80-0329-442f-84c5-87178b098c9c ro quiet\n}\n" "$v"
+done >"$grubroot/boot/grub/grub.cfg"
+"$MP" --root "$grubroot" status >/dev/null || die "status on the GRUB root failed"
+sync -f "$WORK"
+before_grub=()
+[ -z "$BEFORE" ] || before_grub=(status-grub-before "$BEFORE --root $grubroot status")
+hf_reset
+hf_rounds "$rounds" "$runs" \
+	status-grub "$MP --root $grubroot status" floor-plain "$FLOOR read$(cfgs "$plain")" "${before_grub[@]}"
+echo "== status on a Debian GRUB tree (4 kernels) against reading their configs =="
+header "command / floor"
+row status-grub floor-plain "status, GRUB tree / read 4 configs"
+if [ -n "$BEFORE" ]; then
+	row status-grub-before floor-plain "status (before), GRUB tree / read 4 configs"
+	row status-grub status-grub-before "status now / status before"
 fi
 echo
 
