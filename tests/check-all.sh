@@ -43,12 +43,28 @@ stage() {
 	total_f=$((total_f + f))
 }
 
-stage "normal build" "$make" -s BUILD=build all unit check-one
+# The normal build with Debian's build flags where dpkg-buildflags is
+# there (hardening: _FORTIFY_SOURCE, the stack protector, format
+# security): the flags the package is built with, so that the package
+# tier need not run the same suite a third time inside dpkg-buildpackage
+# (make check-pkg alone still does).
+flags=()
+if command -v dpkg-buildflags >/dev/null 2>&1; then
+	flags=("CFLAGS=$(dpkg-buildflags --get CFLAGS)" "CPPFLAGS=$(dpkg-buildflags --get CPPFLAGS)"
+		"LDFLAGS=$(dpkg-buildflags --get LDFLAGS)")
+fi
+label="normal build"
+[ ${#flags[@]} -eq 0 ] || label="normal build (Debian's build flags)"
+stage "$label" "$make" -s BUILD=build "${flags[@]}" all unit check-one
 stage "sanitizers build (ASan, UBSan)" "$make" -s BUILD=build-san SAN=1 all unit check-one
 if [ "${1:-}" = all ]; then
 	stage "Debian's kernel images (layouts)" tests/fixtures/debian-kernels.sh --test build
 	stage "boot tests under QEMU" "$make" -s check-boot
-	stage "packages" "$make" -s check-pkg
+	if [ ${#flags[@]} -gt 0 ]; then
+		stage "packages (the suite ran above with the package's flags)" env PKG_NOCHECK=1 "$make" -s check-pkg
+	else
+		stage "packages" "$make" -s check-pkg
+	fi
 	stage "Ansible role" "$make" -s check-ansible
 	stage "real Debian systems, booted" "$make" -s check-system
 	stage "power loss under QEMU" "$make" -s check-powerloss
