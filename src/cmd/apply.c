@@ -381,14 +381,12 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 		if (r >= 0 && ran > 0)
 			r = menus_carry(&ev);
 	}
-	if (r >= 0 && wrote) {
-		/* Debian's reboot convention, from the state after the run */
+	if (r >= 0) {
 		struct next_boot nb;
 		next_boot_of(ctx, &ev, &nb);
-		if (nb.running_known)
-			reboot_required_note(ctx->root.live, nb.reboot_needed, "/run");
-	}
-	if (r >= 0) {
+		/* Debian's reboot convention, from the state after the run */
+		if (wrote && nb.running_known)
+			reboot_required_note(ctx->root.live, nb.reboot_needed);
 		for (size_t i = 0; ev.def && i < ev.def->d.warnings.n; i++)
 			if (!o->hook || log_verbosity > 0)
 				diag_warn("%s", ev.def->d.warnings.v[i]);
@@ -404,8 +402,6 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 		} else if (log_verbosity >= 0 && !o->hook && o->dry_run && changed) {
 			r = print_dry_run_end(ctx, o, &ev);
 		} else if (log_verbosity >= 0 && !o->hook) {
-			struct next_boot nb;
-			next_boot_of(ctx, &ev, &nb);
 			print_next_boot(ctx, &nb);
 		}
 	}

@@ -215,13 +215,11 @@ static int tell_reapply(struct context *ctx, struct json_object *obj, bool dry_r
 			diag_warn("cannot tell whether the policy applies again at the next kernel update");
 		return 0;
 	}
-	if (!dry_run && reverted) {
-		/* Debian's reboot convention, from the state after the revert */
-		struct next_boot nb;
-		next_boot_of(ctx, &ev, &nb);
-		if (nb.running_known)
-			reboot_required_note(ctx->root.live, nb.reboot_needed, "/run");
-	}
+	struct next_boot nb;
+	next_boot_of(ctx, &ev, &nb);
+	/* Debian's reboot convention, from the state after the revert */
+	if (!dry_run && reverted && nb.running_known)
+		reboot_required_note(ctx->root.live, nb.reboot_needed);
 	if (obj) {
 		json_report_evaluation(obj, ctx, &ev);
 		json_report_set(obj, "reapply_pending", json_object_new_boolean(!ev.in_sync));
@@ -235,12 +233,8 @@ static int tell_reapply(struct context *ctx, struct json_object *obj, bool dry_r
 			       "keeps the configuration as it is when nothing needs memcg and otherwise = keep)\n",
 			       policy_mode_name(kd->d.mode), memcg_state_name(kd->d.state), kd->k->version);
 	}
-	if (!obj && !dry_run) {
-		struct next_boot nb;
-		next_boot_of(ctx, &ev, &nb);
-		if (log_verbosity >= 0)
-			print_next_boot(ctx, &nb);
-	}
+	if (!obj && !dry_run && log_verbosity >= 0)
+		print_next_boot(ctx, &nb);
 	evaluation_free(&ev);
 	return 0;
 }

@@ -185,6 +185,18 @@ static bool overridden(struct context *ctx, const struct evaluation *ev, const c
 	return any;
 }
 
+/* set's --json report, begun: the policy file in files[] when it is (or
+ * would be) written, and changed. */
+static struct json_object *set_report(struct context *ctx, bool writes, bool exists)
+{
+	struct json_object *obj = json_report_new(ctx, "set");
+	if (writes)
+		json_report_file(obj, ctx->config_path ? ctx->config_path : ADMIN_POLICY, exists ? "changed" : "created",
+				 NULL, NULL);
+	json_report_set(obj, "changed", json_object_new_boolean(writes));
+	return obj;
+}
+
 /* set --dry-run: what set would record and then what apply would do,
  * with the policy read as if the mode were recorded; no lock, nothing
  * written. */
@@ -202,11 +214,7 @@ static int set_dry_run(struct context *ctx, const char *mode)
 	}
 	struct json_object *obj = NULL;
 	if (ctx->json) {
-		obj = json_report_new(ctx, "set");
-		_cleanup_free_ char *path = ctx->config_path ? xstrdup(ctx->config_path) : xstrdup(ADMIN_POLICY);
-		if (differs)
-			json_report_file(obj, path, exists ? "changed" : "created", NULL, NULL);
-		json_report_set(obj, "changed", json_object_new_boolean(differs));
+		obj = set_report(ctx, differs, exists);
 	} else if (log_verbosity >= 0) {
 		if (differs) {
 			printf("%s: would record mode = %s%s\n", esc(t.display), mode,
@@ -278,7 +286,7 @@ int cmd_set(struct context *ctx, int argc, char **argv)
 	ctx->lock_fd = lock_take(&ctx->root);
 	if (ctx->lock_fd < 0)
 		return -ctx->lock_fd;
-	bool wrote, exists;
+	bool wrote = false, exists = false;
 	int r = policy_file_set_mode(ctx, mode, &wrote, &exists);
 	if (r < 0)
 		return -r;
@@ -287,13 +295,8 @@ int cmd_set(struct context *ctx, int argc, char **argv)
 	r = evaluate(ctx, NULL, &ev);
 	bool over = r >= 0 && overridden(ctx, &ev, mode, false);
 	struct json_object *obj = NULL;
-	if (ctx->json) {
-		obj = json_report_new(ctx, "set");
-		_cleanup_free_ char *path = ctx->config_path ? xstrdup(ctx->config_path) : xstrdup(ADMIN_POLICY);
-		if (wrote)
-			json_report_file(obj, path, exists ? "changed" : "created", NULL, NULL);
-		json_report_set(obj, "changed", json_object_new_boolean(wrote));
-	}
+	if (ctx->json)
+		obj = set_report(ctx, wrote, exists);
 	if (r < 0 || over || no_apply) {
 		if (obj && r >= 0)
 			json_report_evaluation(obj, ctx, &ev);

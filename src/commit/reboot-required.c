@@ -13,6 +13,7 @@
 #include "lib/diag.h"
 #include "lib/util.h"
 
+#define DIR "/run"
 #define PKG "memcg-policy"
 #define FLAG_TEXT "*** System restart required ***\n"
 
@@ -48,18 +49,18 @@ static bool has_line(const char *text, size_t len, const char *line)
 }
 
 /* DIR/NAME written whole (io/txn.h), mode 0644. */
-static int write_whole(const char *dir, const char *name, const char *data, size_t len)
+static int write_whole(const char *name, const char *data, size_t len)
 {
-	_cleanup_free_ char *path = path_join(dir, name);
+	_cleanup_free_ char *path = path_join(DIR, name);
 	diag_errors_as_warnings(true);
 	int r = write_host_file_atomic(path, data, len, 0644);
 	diag_errors_as_warnings(false);
 	return r < 0 ? -1 : 0;
 }
 
-static int remove_file(const char *dir, const char *name)
+static int remove_file(const char *name)
 {
-	_cleanup_free_ char *path = path_join(dir, name);
+	_cleanup_free_ char *path = path_join(DIR, name);
 	if (unlink(path) < 0 && errno != ENOENT) {
 		diag_warn("%s: %s", path, strerror(errno));
 		return -1;
@@ -67,9 +68,9 @@ static int remove_file(const char *dir, const char *name)
 	return 0;
 }
 
-static int add_note(const char *dir)
+static int add_note(void)
 {
-	_cleanup_free_ char *list = path_join(dir, "reboot-required.pkgs");
+	_cleanup_free_ char *list = path_join(DIR, "reboot-required.pkgs");
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
 	int r = read_list(list, &text, &len);
@@ -80,19 +81,19 @@ static int add_note(const char *dir)
 		size_t was_len = text ? len : 0;
 		bool open_line = was_len > 0 && was[was_len - 1] != '\n';
 		_cleanup_free_ char *updated = xasprintf("%.*s%s" PKG "\n", (int)was_len, was, open_line ? "\n" : "");
-		r = write_whole(dir, "reboot-required.pkgs", updated, strlen(updated));
+		r = write_whole("reboot-required.pkgs", updated, strlen(updated));
 		if (r < 0)
 			return r;
 	}
-	_cleanup_free_ char *flag = path_join(dir, "reboot-required");
+	_cleanup_free_ char *flag = path_join(DIR, "reboot-required");
 	if (access(flag, F_OK) == 0)
 		return 0;
-	return write_whole(dir, "reboot-required", FLAG_TEXT, strlen(FLAG_TEXT));
+	return write_whole("reboot-required", FLAG_TEXT, strlen(FLAG_TEXT));
 }
 
-static int take_note_back(const char *dir)
+static int take_note_back(void)
 {
-	_cleanup_free_ char *list = path_join(dir, "reboot-required.pkgs");
+	_cleanup_free_ char *list = path_join(DIR, "reboot-required.pkgs");
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
 	int r = read_list(list, &text, &len);
@@ -110,22 +111,22 @@ static int take_note_back(const char *dir)
 	}
 	if (sb.len > 0) {
 		/* another package still needs the reboot: the flag stays */
-		r = write_whole(dir, "reboot-required.pkgs", sb.s, sb.len);
+		r = write_whole("reboot-required.pkgs", sb.s, sb.len);
 		sb_free(&sb);
 		return r;
 	}
 	sb_free(&sb);
-	if (remove_file(dir, "reboot-required") < 0)
+	if (remove_file("reboot-required") < 0)
 		return -1;
-	return remove_file(dir, "reboot-required.pkgs");
+	return remove_file("reboot-required.pkgs");
 }
 
-void reboot_required_note(bool live, bool needed, const char *dir)
+void reboot_required_note(bool live, bool needed)
 {
 	if (!live || access("/etc/debian_version", F_OK) != 0)
 		return;
 	if (needed)
-		(void)add_note(dir);
+		(void)add_note();
 	else
-		(void)take_note_back(dir);
+		(void)take_note_back();
 }

@@ -12,5 +12,5 @@
  * (/etc/debian_version), never with --root or in a chroot: the caller
  * passes live = false there. needed: the next boot's memcg differs from
  * the running kernel's. Failures are warnings: the run's own work is
- * done. dir: "/run" (tests pass another). */
-void reboot_required_note(bool live, bool needed, const char *dir);
+ * done. */
+void reboot_required_note(bool live, bool needed);

@@ -286,7 +286,8 @@ static struct menu_facts *menu_facts_find(const struct root *r, const struct det
 				fact(&mf->overrides, msg);
 			}
 		}
-		if (!grub_data_path(r) || !root_is_reg(r, grub_data_path(r)))
+		const char *data = grub_data_path(r); /* in an image: one it holds, or NULL */
+		if (!data || (r->live && !root_is_reg(r, data)))
 			fact(&mf->missing, "the drop-in " GRUB_DROPIN_DATA_PATH " that " GRUB_DEFAULT_PATH
 				       " sources is not installed");
 	}
