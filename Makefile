@@ -81,7 +81,7 @@ $(BUILD) $(BUILD)/tests:
 unit: $(UNIT_BINS)
 
 # One pass of every test against one build.
-check-one: $(BUILD)/memcg-policy $(UNIT_BINS)
+check-one: $(BUILD)/memcg-policy $(UNIT_BINS) harness-syntax
 	tests/run.sh $(BUILD)
 
 check-fast:

@@ -61,13 +61,17 @@ static void check_default(const char *text, size_t len)
 		struct strv add, remove;
 		fuzz_decision_strv(&fuzz_decisions[i], &add, &remove);
 		struct decision d = { .add = add, .remove = remove };
-		struct slot sl = { .kind = SLOT_GRUB_DEFAULT, .content = (char *)text, .len = len, .exists = true };
+		struct slot sl = { .kind = SLOT_GRUB_DEFAULT, .content = (char *)text, .len = len, .exists = true,
+				   /* an image's drop-in where its package put it, or this build's */
+				   .source = i % 2 ? "/usr/share/memcg-policy/99-memcg-policy.cfg" : NULL };
 		size_t elen, e2len;
 		char *e = slot_edit(&sl, &d, NULL, NULL, &elen);
 		FUZZ_CHECK(e);
-		const char *ml = grub_marked_line();
+		/* the line names the drop-in the image has, or this build's */
+		char *ml = grub_marked_line(sl.source);
 		size_t mll = strlen(ml);
 		FUZZ_CHECK(elen >= mll + 1 && memcmp(e + elen - mll - 1, ml, mll) == 0 && e[elen - 1] == '\n');
+		free(ml);
 		size_t eslen;
 		unsigned enm;
 		char *es = strip(e, elen, &eslen, &enm);
