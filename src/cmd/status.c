@@ -7,6 +7,7 @@
 #include "slots/grub/grub.h"
 #include "plan/plan.h"
 #include "show/report.h"
+#include "show/style.h"
 #include "lib/util.h"
 
 static const char *builtin_where(enum builtin_cmdline_mode m)
@@ -45,6 +46,64 @@ static void print_kernel(const struct evaluation *ev, const struct kernel_decisi
 		printf("    warning:       %s\n", kd->d.warnings.v[i]);
 }
 
+static const char *state_upper(enum memcg_state s) { return s == STATE_ON ? "ON" : "OFF"; }
+
+/* The answer first: what the next boot gives memcg and the rule that
+ * decides it (or why the boot configuration does not carry it), the
+ * running state and whether a reboot is needed, every warning. The
+ * detail follows. */
+static void print_headline(const struct context *ctx, const struct evaluation *ev)
+{
+	const struct kernel_decision *def = ev->def;
+	if (!def)
+		return;
+	struct next_boot nb;
+	next_boot_of(ctx, ev, &nb);
+	const struct decision *d = &def->d;
+	const char *why = d->why < d->reasons.n ? d->reasons.v[d->why] : "?";
+	printf("Next boot (%s): %smemcg %s%s", esc(nb.kernel), style_begin(STYLE_STATE),
+	       nb.known ? state_upper(nb.state) : "unknown", style_end());
+	_cleanup_free_ char *problem = NULL;
+	if (ev->no_boot_config)
+		problem = no_boot_config_text(ctx, ev);
+	else if (ev->grub_no_program)
+		problem = grub_no_program_text(ctx);
+	else if (ev->kernel_ignored && !nb.ignored)
+		problem = xstrdup(ev->kernel_ignored);
+	bool in_sync = !problem && (ev->in_sync || nb.ignored);
+	if (problem)
+		printf(" \u2014 %snot in sync%s: %s\n", style_begin(STYLE_BAD), style_end(), esc(problem));
+	else if (!in_sync && nb.known && nb.state == d->state)
+		printf(" \u2014 %snot in sync%s: the boot configuration lacks what the policy asks; memcg-policy "
+		       "apply writes it\n",
+		       style_begin(STYLE_BAD), style_end());
+	else if (!in_sync)
+		printf(" \u2014 %snot in sync%s: memcg-policy apply makes it %s\n", style_begin(STYLE_BAD), style_end(),
+		       state_upper(d->state));
+	else
+		printf(" \u2014 %s\n", esc(why));
+	/* where the boot configuration does not carry it: the decision */
+	if (!in_sync)
+		printf("Decided: %smemcg %s%s \u2014 %s\n", style_begin(STYLE_STATE), state_upper(d->state), style_end(),
+		       esc(why));
+	if (ctx->root.live) {
+		if (!nb.running_known)
+			printf("Running: memcg unknown (no cgroup information)\n");
+		else if (nb.ignored)
+			printf("Running: %smemcg %s%s \u2014 %sthe kernel ignored its command line%s: %s\n",
+			       style_begin(STYLE_STATE), state_upper(nb.running), style_end(), style_begin(STYLE_BAD),
+			       style_end(), esc(ev->kernel_ignored));
+		else
+			printf("Running: %smemcg %s%s \u2014 %s%s%s\n", style_begin(STYLE_STATE), state_upper(nb.running),
+			       style_end(), style_begin(nb.reboot_needed ? STYLE_WARN : STYLE_GOOD),
+			       nb.reboot_needed ? "reboot needed" : "no reboot needed", style_end());
+	}
+	for (size_t i = 0; i < ev->n_kd; i++)
+		for (size_t j = 0; j < ev->kd[i].d.warnings.n; j++)
+			printf("%sWarning%s: %s\n", style_begin(STYLE_WARN), style_end(), esc(ev->kd[i].d.warnings.v[j]));
+	printf("\n");
+}
+
 int cmd_status(struct context *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = { { NULL, 0, NULL, 0 } };
@@ -64,6 +123,7 @@ int cmd_status(struct context *ctx, int argc, char **argv)
 		evaluation_free(&ev);
 		return json_report_emit(o, EXIT_OK);
 	}
+	print_headline(ctx, &ev);
 	printf("Root: %s%s\n", esc(ctx->root.path),
 	       ctx->root.live ? " (live system)" : ctx->root.chroot ? " (a chroot: read as an image)" : "");
 	printf("Kernels:\n");

@@ -106,6 +106,8 @@ static void push_line(struct strv *sv, const char *fmt, ...)
 	strv_push(sv, s ? s : xstrdup("?"));
 }
 #define reason(d, ...) push_line(&(d)->reasons, __VA_ARGS__)
+/* A reason that decides the state (decision.why) */
+#define deciding(d, ...) (reason(d, __VA_ARGS__), (d)->why = (d)->reasons.n - 1)
 #define warning(d, ...) push_line(&(d)->warnings, __VA_ARGS__)
 
 /* Tokens for a wanted state. */
@@ -186,7 +188,7 @@ void decide(const struct policy *p, const struct decide_kernel *k, const struct 
 		warning(d, "%s: memcg is not built into this kernel (%s): it is off whatever "
 			   "the command line says",
 			k->release, k->not_built_reason ? k->not_built_reason : "# CONFIG_MEMCG is not set");
-		reason(d, "memcg not built: off");
+		deciding(d, "memcg not built into %s: off", k->release);
 		d->state = STATE_OFF;
 		d->keep = true;
 		return;
@@ -199,13 +201,13 @@ void decide(const struct policy *p, const struct decide_kernel *k, const struct 
 	case MODE_UNSET:
 	case MODE_AUTO: {
 		if (sys && sys->programs.n) {
-			reason(d, "auto: a program that needs memcg is installed: %s (needs-memcg, %s)",
+			deciding(d, "auto: a program that needs memcg is installed: %s (needs-memcg, %s)",
 			       sys->programs.v[0], origin_str_static(&p->needs_memcg_origin));
 			want = STATE_ON;
 			break;
 		}
 		if (sys && sys->units.n) {
-			reason(d, "auto: a systemd unit sets a memory directive: %s (needs-memcg-units, %s)", sys->units.v[0],
+			deciding(d, "auto: a systemd unit sets a memory directive: %s (needs-memcg-units, %s)", sys->units.v[0],
 			       origin_str_static(&p->needs_memcg_units_origin));
 			want = STATE_ON;
 			break;
@@ -214,7 +216,7 @@ void decide(const struct policy *p, const struct decide_kernel *k, const struct 
 		if (p->has_min_ram) {
 			if (sys && sys->have_ram) {
 				if (sys->ram < p->min_ram) {
-					reason(d, "auto: RAM %lluM (%s) is below min-ram %lluM (%s): off", sys->ram >> 20,
+					deciding(d, "auto: RAM %lluM (%s) is below min-ram %lluM (%s): off", sys->ram >> 20,
 					       sys->ram_source, p->min_ram >> 20, origin_str_static(&p->min_ram_origin));
 					want = STATE_OFF;
 					break;
@@ -228,22 +230,22 @@ void decide(const struct policy *p, const struct decide_kernel *k, const struct 
 		}
 		switch (p->otherwise) {
 		case OTHERWISE_ON:
-			reason(d, "auto: otherwise = on (%s)", origin_str_static(&p->otherwise_origin));
+			deciding(d, "auto: otherwise = on (%s)", origin_str_static(&p->otherwise_origin));
 			want = STATE_ON;
 			break;
 		case OTHERWISE_OFF:
-			reason(d, "auto: otherwise = off (%s)", origin_str_static(&p->otherwise_origin));
+			deciding(d, "auto: otherwise = off (%s)", origin_str_static(&p->otherwise_origin));
 			want = STATE_OFF;
 			break;
 		case OTHERWISE_KERNEL:
-			reason(d, "auto: otherwise = kernel (%s): the kernel's own default, without our arguments",
+			deciding(d, "auto: otherwise = kernel (%s): the kernel's own default, without our arguments",
 			       origin_str_static(&p->otherwise_origin));
 			strv_pushdup(&d->remove, TOK_DISABLE);
 			strv_pushdup(&d->remove, TOK_ENABLE);
 			d->state = cmdline_memcg_state(k, "");
 			return;
 		case OTHERWISE_KEEP:
-			reason(d, "auto: otherwise = keep (%s): no opinion, the configured arguments stay as they are",
+			deciding(d, "auto: otherwise = keep (%s): no opinion, the configured arguments stay as they are",
 			       origin_str_static(&p->otherwise_origin));
 			d->keep = true;
 			d->state = cmdline_memcg_state(k, configured);
@@ -253,8 +255,10 @@ void decide(const struct policy *p, const struct decide_kernel *k, const struct 
 	}
 	}
 	want_state(p, k, want, d);
-	if (d->state != want)
-		reason(d, "the kernel will still run with memcg %s", memcg_state_name(d->state));
+	if (d->state != want) {
+		const char *asked = d->reasons.v[d->why];
+		deciding(d, "%s, but the kernel will still run with memcg %s", asked, memcg_state_name(d->state));
+	}
 }
 
 void decide_kernel_init(struct decide_kernel *dk, const struct kernel *k, const struct policy *p)

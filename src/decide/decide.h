@@ -33,6 +33,8 @@ struct decision {
 	struct strv add;            /* tokens that must be present, "cgroup_disable=memory" */
 	struct strv remove;         /* "name=item" that must be absent */
 	struct strv reasons;        /* "rule: why (FILE:LINE)" lines for --explain */
+	size_t why;                 /* the reason that decided: an index into reasons
+				     * (status's headline); 0, the mode's, by default */
 	struct strv warnings;
 	bool unmeetable;            /* on asked, off by default, no cgroup_enable= known: the
 				     * planner makes it an error naming accepts-cgroup-enable */

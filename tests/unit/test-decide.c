@@ -54,66 +54,67 @@ struct row {
 	const char *add;            /* space-separated, "" for none */
 	const char *remove;
 	const char *warning;        /* a substring one warning must have; NULL: no warning at all */
+	const char *why;            /* how the deciding reason (status's headline) begins */
 };
 
 static const struct row rows[] = {
 	/* mode = on / off on every kind */
-	{ "mainline on", &K_MAINLINE, MODE_ON, 0, 0, NULL, STATE_ON, false, "", D " " NOKMEM " " NOSOCK, NULL },
-	{ "mainline off", &K_MAINLINE, MODE_OFF, 0, 0, NULL, STATE_OFF, false, D, E, NULL },
-	{ "debian 3.16 on", &K_DEBIAN_OLD, MODE_ON, 0, 0, NULL, STATE_ON, false, E, D " " NOKMEM " " NOSOCK, NULL },
-	{ "debian 3.16 off", &K_DEBIAN_OLD, MODE_OFF, 0, 0, NULL, STATE_OFF, false, "", E, NULL },
-	{ "suse proposal on", &K_SUSE, MODE_ON, 0, 0, NULL, STATE_ON, false, E, D " " NOKMEM " " NOSOCK, NULL },
-	{ "suse proposal off", &K_SUSE, MODE_OFF, 0, 0, NULL, STATE_OFF, false, "", E, NULL },
-	{ "rpi 6.6 on", &K_RPI_OLD, MODE_ON, 0, 0, NULL, STATE_ON, false, E, D " " NOKMEM " " NOSOCK, NULL },
-	{ "rpi 6.6 off", &K_RPI_OLD, MODE_OFF, 0, 0, NULL, STATE_OFF, false, "", E, NULL },
-	{ "rpi 6.12 on", &K_RPI_NEW, MODE_ON, 0, 0, NULL, STATE_ON, false, E, D " " NOKMEM " " NOSOCK, NULL },
-	{ "rpi 6.12 off", &K_RPI_NEW, MODE_OFF, 0, 0, NULL, STATE_OFF, false, "", E, NULL },
-	{ "not built on", &K_NOT_BUILT, MODE_ON, 0, 0, NULL, STATE_OFF, true, "", "", "not built" },
-	{ "not built off", &K_NOT_BUILT, MODE_OFF, 0, 0, NULL, STATE_OFF, true, "", "", "not built" },
-	{ "not built auto", &K_NOT_BUILT, MODE_AUTO, OTHERWISE_ON, SYS_PROGRAM, NULL, STATE_OFF, true, "", "", "not built" },
+	{ "mainline on", &K_MAINLINE, MODE_ON, 0, 0, NULL, STATE_ON, false, "", D " " NOKMEM " " NOSOCK, NULL , "mode = on" },
+	{ "mainline off", &K_MAINLINE, MODE_OFF, 0, 0, NULL, STATE_OFF, false, D, E, NULL , "mode = off" },
+	{ "debian 3.16 on", &K_DEBIAN_OLD, MODE_ON, 0, 0, NULL, STATE_ON, false, E, D " " NOKMEM " " NOSOCK, NULL , "mode = on" },
+	{ "debian 3.16 off", &K_DEBIAN_OLD, MODE_OFF, 0, 0, NULL, STATE_OFF, false, "", E, NULL , "mode = off" },
+	{ "suse proposal on", &K_SUSE, MODE_ON, 0, 0, NULL, STATE_ON, false, E, D " " NOKMEM " " NOSOCK, NULL , "mode = on" },
+	{ "suse proposal off", &K_SUSE, MODE_OFF, 0, 0, NULL, STATE_OFF, false, "", E, NULL , "mode = off" },
+	{ "rpi 6.6 on", &K_RPI_OLD, MODE_ON, 0, 0, NULL, STATE_ON, false, E, D " " NOKMEM " " NOSOCK, NULL , "mode = on" },
+	{ "rpi 6.6 off", &K_RPI_OLD, MODE_OFF, 0, 0, NULL, STATE_OFF, false, "", E, NULL , "mode = off" },
+	{ "rpi 6.12 on", &K_RPI_NEW, MODE_ON, 0, 0, NULL, STATE_ON, false, E, D " " NOKMEM " " NOSOCK, NULL , "mode = on" },
+	{ "rpi 6.12 off", &K_RPI_NEW, MODE_OFF, 0, 0, NULL, STATE_OFF, false, "", E, NULL , "mode = off" },
+	{ "not built on", &K_NOT_BUILT, MODE_ON, 0, 0, NULL, STATE_OFF, true, "", "", "not built" , "memcg not built into " },
+	{ "not built off", &K_NOT_BUILT, MODE_OFF, 0, 0, NULL, STATE_OFF, true, "", "", "not built" , "memcg not built into " },
+	{ "not built auto", &K_NOT_BUILT, MODE_AUTO, OTHERWISE_ON, SYS_PROGRAM, NULL, STATE_OFF, true, "", "", "not built" , "memcg not built into " },
 	/* auto: a program or a unit that needs memcg turns it on */
 	{ "mainline auto program", &K_MAINLINE, MODE_AUTO, OTHERWISE_OFF, SYS_PROGRAM, D, STATE_ON, false, "",
-	  D " " NOKMEM " " NOSOCK, NULL },
+	  D " " NOKMEM " " NOSOCK, NULL , "auto: a program that needs memcg" },
 	{ "rpi 6.6 auto program", &K_RPI_OLD, MODE_AUTO, OTHERWISE_KEEP, SYS_PROGRAM, NULL, STATE_ON, false, E,
-	  D " " NOKMEM " " NOSOCK, NULL },
+	  D " " NOKMEM " " NOSOCK, NULL , "auto: a program that needs memcg" },
 	{ "debian 3.16 auto unit", &K_DEBIAN_OLD, MODE_AUTO, OTHERWISE_KEEP, SYS_UNIT, NULL, STATE_ON, false, E,
-	  D " " NOKMEM " " NOSOCK, NULL },
+	  D " " NOKMEM " " NOSOCK, NULL , "auto: a systemd unit" },
 	/* auto: RAM below min-ram turns it off; above falls through to otherwise */
 	{ "mainline auto small ram", &K_MAINLINE, MODE_AUTO, OTHERWISE_ON, SYS_SMALL_RAM, NULL, STATE_OFF, false, D, E,
-	  NULL },
+	  NULL , "auto: RAM 512M" },
 	{ "rpi 6.12 auto small ram", &K_RPI_NEW, MODE_AUTO, OTHERWISE_ON, SYS_SMALL_RAM, NULL, STATE_OFF, false, "", E,
-	  NULL },
+	  NULL , "auto: RAM 512M" },
 	{ "mainline auto big ram otherwise off", &K_MAINLINE, MODE_AUTO, OTHERWISE_OFF, SYS_BIG_RAM, NULL, STATE_OFF,
-	  false, D, E, NULL },
+	  false, D, E, NULL , "auto: otherwise = off" },
 	{ "suse auto big ram otherwise on", &K_SUSE, MODE_AUTO, OTHERWISE_ON, SYS_BIG_RAM, NULL, STATE_ON, false, E,
-	  D " " NOKMEM " " NOSOCK, NULL },
+	  D " " NOKMEM " " NOSOCK, NULL , "auto: otherwise = on" },
 	/* auto: otherwise = keep: no opinion, the configured line's state */
 	{ "mainline keep, configured off", &K_MAINLINE, MODE_AUTO, OTHERWISE_KEEP, SYS_NONE, "quiet " D, STATE_OFF, true,
-	  "", "", NULL },
+	  "", "", NULL , "auto: otherwise = keep" },
 	{ "mainline keep, configured nothing", &K_MAINLINE, MODE_AUTO, OTHERWISE_KEEP, SYS_NONE, "quiet", STATE_ON, true,
-	  "", "", NULL },
+	  "", "", NULL , "auto: otherwise = keep" },
 	{ "mainline keep, enable is not honoured", &K_MAINLINE, MODE_AUTO, OTHERWISE_KEEP, SYS_NONE, E, STATE_ON, true,
-	  "", "", NULL },
+	  "", "", NULL , "auto: otherwise = keep" },
 	{ "mainline keep, disable wins over a later enable", &K_MAINLINE, MODE_AUTO, OTHERWISE_KEEP, SYS_NONE, D " " E,
-	  STATE_OFF, true, "", "", NULL },
+	  STATE_OFF, true, "", "", NULL , "auto: otherwise = keep" },
 	{ "debian 3.16 keep, last wins", &K_DEBIAN_OLD, MODE_AUTO, OTHERWISE_KEEP, SYS_NONE, D " " E, STATE_ON, true, "",
-	  "", NULL },
+	  "", NULL , "auto: otherwise = keep" },
 	{ "rpi 6.6 keep, enable wins in any order", &K_RPI_OLD, MODE_AUTO, OTHERWISE_KEEP, SYS_NONE, E " " D, STATE_ON,
-	  true, "", "", NULL },
+	  true, "", "", NULL , "auto: otherwise = keep" },
 	{ "rpi 6.12 keep, last wins", &K_RPI_NEW, MODE_AUTO, OTHERWISE_KEEP, SYS_NONE, E " " D, STATE_OFF, true, "", "",
-	  NULL },
+	  NULL , "auto: otherwise = keep" },
 	{ "keep with an unknown configured line", &K_DEBIAN_OLD, MODE_AUTO, OTHERWISE_KEEP, SYS_NONE, NULL, STATE_OFF,
-	  true, "", "", NULL },
+	  true, "", "", NULL , "auto: otherwise = keep" },
 	/* auto: otherwise = kernel: the kernel's own default, ours removed */
 	{ "mainline otherwise kernel", &K_MAINLINE, MODE_AUTO, OTHERWISE_KERNEL, SYS_NONE, D, STATE_ON, false, "", D " " E,
-	  NULL },
+	  NULL , "auto: otherwise = kernel" },
 	{ "rpi 6.6 otherwise kernel", &K_RPI_OLD, MODE_AUTO, OTHERWISE_KERNEL, SYS_NONE, E, STATE_OFF, false, "",
-	  D " " E, NULL },
+	  D " " E, NULL , "auto: otherwise = kernel" },
 	/* unset mode behaves as auto (the built-in default) */
 	{ "mainline unset mode = auto keep", &K_MAINLINE, MODE_UNSET, OTHERWISE_KEEP, SYS_NONE, "", STATE_ON, true, "",
-	  "", NULL },
+	  "", NULL , "auto: otherwise = keep" },
 	{ "rpi 6.6 unset mode, program", &K_RPI_OLD, MODE_UNSET, OTHERWISE_KEEP, SYS_PROGRAM, "", STATE_ON, false, E,
-	  D " " NOKMEM " " NOSOCK, NULL },
+	  D " " NOKMEM " " NOSOCK, NULL , "auto: a program that needs memcg" },
 };
 
 static void split_words(const char *s, struct strv *out)
@@ -207,6 +208,12 @@ static int check_row(const struct row *r)
 	}
 	/* the reasons always start with the mode that applied */
 	CHECK(d.reasons.n > 0 && strncmp(d.reasons.v[0], "mode = ", 7) == 0);
+	/* the reason that decided, for status's headline */
+	if (d.why >= d.reasons.n || strncmp(d.reasons.v[d.why], r->why, strlen(r->why)) != 0) {
+		printf("  %s: deciding reason \"%s\", expected one beginning \"%s\"\n", r->name,
+		       d.why < d.reasons.n ? d.reasons.v[d.why] : "(none)", r->why);
+		test_failed_checks++;
+	}
 	/* the decided tokens give the decided state on this kernel */
 	if (!d.keep && r->k->memcg_built) {
 		struct decide_kernel k = *r->k;
