@@ -292,6 +292,36 @@ snapshot() {
 	(cd "$MNT/etc/default" && find . -path ./grub -prune -o -print | sort) >"$d/etc-default.list"
 }
 
+# outside_before_package: step 0 on a GRUB system, before the package is
+# in it: an image builder runs the package's program from outside with
+# --root, under an image policy of mode = off. No program in the image
+# means no menu its update-grub makes can carry the decision: apply
+# refuses (exit 3, nothing written, saying to install the package) and
+# check says not in sync (1), instead of a success no boot would have.
+outside_before_package() {
+	STEP="0 (the tool from outside, no program in the image yet)"
+	S="$W/$SYS/0-outside" && mkdir -p "$S"
+	local tool="$W/$SYS/outside/usr/sbin/memcg-policy" f
+	dpkg-deb -x "$DEB" "$W/$SYS/outside" || { fail "$SYS $STEP: the package unpacked on the host"; return 1; }
+	printf '%s\n' '[policy]' 'mode = off' >"$MNT/etc/memcg-policy.conf" || return 1
+	"$tool" --root "$MNT" apply >"$S/apply.log" 2>&1
+	RC=$?
+	OUT=$(cat "$S/apply.log")
+	expect_eq "$SYS $STEP: apply --root on an image without the program exits 3" "$RC" 3
+	expect_out "apply --root says to install the package into the image" "install the memcg-policy package into it"
+	same_file "apply --root: /etc/default/grub unchanged" "$W/$SYS/snap-before/grub" /etc/default/grub
+	same_file "apply --root: /boot/grub/grub.cfg unchanged" "$W/$SYS/snap-before/grub.cfg" /boot/grub/grub.cfg
+	for f in /etc/default/grub.d/99-memcg-policy.cfg /var/lib/memcg-policy; do
+		if [ -e "$MNT$f" ]; then fail "$SYS $STEP: apply --root wrote no $f"; else pass "$SYS $STEP: apply --root wrote no $f"; fi
+	done
+	"$tool" --root "$MNT" check >"$S/check.log" 2>&1
+	RC=$?
+	OUT=$(cat "$S/check.log")
+	expect_eq "$SYS $STEP: check --root: not in sync (1)" "$RC" 1
+	expect_out "check --root says to install the package into the image" "install the memcg-policy package into it"
+	rm -f "$MNT/etc/memcg-policy.conf"
+}
+
 # journey_grub: the six steps on a GRUB system (update-grub regenerates
 # the menu from /etc/default/grub and the drop-ins).
 journey_grub() {
@@ -299,6 +329,7 @@ journey_grub() {
 	old=$(kver_of "$KOLD")
 	new=$(kver_of "$KNEW")
 	snapshot before || return 1
+	outside_before_package || return 1
 
 	want_step 1 || return 0
 	STEP="1 (installed with its defaults)"
@@ -504,12 +535,23 @@ journey_sdboot() {
 	boot_and_check "$new" on 0 cgroup_disable=memory no
 
 	want_step 5 || return 0
-	STEP="5 (revert)"
+	STEP="5 (a later edit of the admin's, then revert)"
 	S="$W/$SYS/5-revert" && mkdir -p "$S"
+	# after the tool's edits the admin changes /etc/kernel/cmdline and
+	# remakes the entry: revert works on the file as it is now and keeps
+	# the change (restoring the bytes from before the first apply would
+	# lose loglevel=4)
+	sed -i '1s/$/ loglevel=4/' "$MNT/etc/kernel/cmdline"
+	sys_ok admin-kernel-install kernel-install add "$new" "/boot/vmlinuz-$new" "/boot/initrd.img-$new"
+	expect_token "the admin's kernel-install gives the entry of $new loglevel=4" "$(entry_options "$new")" loglevel=4 yes
+	snap_sdboot admin || return 1
 	sys_ok revert memcg-policy revert
-	same_file "/etc/kernel/cmdline is the admin's, byte for byte" "$W/$SYS/snap-before/cmdline" /etc/kernel/cmdline
+	same_file "/etc/kernel/cmdline is the admin's, with the later edit, byte for byte" "$W/$SYS/snap-admin/cmdline" /etc/kernel/cmdline
 	expect_token "the entry of $old has no cgroup_disable=memory" "$(entry_options "$old")" cgroup_disable=memory no
-	boot_and_check "$new" on - cgroup_disable=memory no
+	expect_token "the entry of $new keeps the admin's loglevel=4" "$(entry_options "$new")" loglevel=4 yes
+	boot_and_check "$new" on - loglevel=4 yes
+	expect_token "cgroup_disable=memory is not on the booted kernel's command line" \
+		"$(memcg_field "$S/boot/serial.log" cmdline)" cgroup_disable=memory no
 
 	want_step 6 || return 0
 	STEP="6 (remove, purge)"
@@ -521,7 +563,7 @@ journey_sdboot() {
 		[ -n "$f" ] && [ ! -d "$MNT$f" ] && [ -e "$MNT$f" ] && left+=("$f")
 	done <"$W/$SYS/package-files"
 	expect_eq "$SYS $STEP: no file of the package left after purge" "${left[*]}" ""
-	same_file "/etc/kernel/cmdline as before the package came" "$W/$SYS/snap-before/cmdline" /etc/kernel/cmdline
+	same_file "/etc/kernel/cmdline is the admin's (the later edit kept)" "$W/$SYS/snap-admin/cmdline" /etc/kernel/cmdline
 	expect_token "the entry of $old as before: no cgroup_disable=memory" "$(entry_options "$old")" cgroup_disable=memory no
 }
 
