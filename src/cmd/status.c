@@ -98,9 +98,16 @@ static void print_headline(const struct context *ctx, const struct evaluation *e
 			       style_end(), style_begin(nb.reboot_needed ? STYLE_WARN : STYLE_GOOD),
 			       nb.reboot_needed ? "reboot needed" : "no reboot needed", style_end());
 	}
+	struct strv said = {0}; /* a warning every kernel gives, once */
 	for (size_t i = 0; i < ev->n_kd; i++)
-		for (size_t j = 0; j < ev->kd[i].d.warnings.n; j++)
-			printf("%sWarning%s: %s\n", style_begin(STYLE_WARN), style_end(), esc(ev->kd[i].d.warnings.v[j]));
+		for (size_t j = 0; j < ev->kd[i].d.warnings.n; j++) {
+			const char *w = ev->kd[i].d.warnings.v[j];
+			if (strv_contains(&said, w))
+				continue;
+			strv_pushdup(&said, w);
+			printf("%sWarning%s: %s\n", style_begin(STYLE_WARN), style_end(), esc(w));
+		}
+	strv_free(&said);
 	printf("\n");
 }
 

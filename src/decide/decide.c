@@ -157,6 +157,26 @@ static void want_state(const struct policy *p, const struct decide_kernel *k, en
 	d->state = cmdline_memcg_state(k, line);
 }
 
+/* memcg off where a program or a unit of the system needs it: named, as
+ * what fails after the next boot (the same words for every kernel: one
+ * warning to the reader, whichever kernel boots). */
+static void needs_warning(const struct system_facts *sys, struct decision *d)
+{
+	const struct strv *v = sys->programs.n ? &sys->programs : &sys->units;
+	if (v->n == 0)
+		return;
+	struct strbuf sb = {0};
+	for (size_t i = 0; i < v->n && i < 3; i++)
+		sb_appendf(&sb, "%s%s", i ? ", " : "", v->v[i]);
+	if (v->n > 3)
+		sb_appendf(&sb, " and %zu more", v->n - 3);
+	_cleanup_free_ char *what = sb_take(&sb);
+	warning(d, "memcg off, but %s %s: %s after the next boot (status lists %s)", what,
+		v == &sys->programs ? "needs it (needs-memcg)" : "sets a memory limit (needs-memcg-units)",
+		v == &sys->programs ? "its containers or pods fail to start" : "systemd cannot enforce it",
+		v == &sys->programs ? "the programs" : "the units");
+}
+
 void decide(const struct policy *p, const struct decide_kernel *k, const struct system_facts *sys,
 	    const char *configured, struct decision *d)
 {
@@ -255,6 +275,8 @@ void decide(const struct policy *p, const struct decide_kernel *k, const struct 
 	}
 	}
 	want_state(p, k, want, d);
+	if (want == STATE_OFF && mode == MODE_OFF && sys)
+		needs_warning(sys, d);
 	if (d->state != want) {
 		const char *asked = d->reasons.v[d->why];
 		deciding(d, "%s, but the kernel will still run with memcg %s", asked, memcg_state_name(d->state));

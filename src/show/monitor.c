@@ -86,6 +86,10 @@ void print_plugin_line(const struct context *ctx, const struct evaluation *ev, i
 		break;
 	}
 	}
+	/* what the tool knows will go wrong after the next boot (a program
+	 * that needs memcg with memcg off) reaches the monitoring too */
+	for (size_t i = 0; i < kd->d.warnings.n; i++)
+		sb_appendf(&sb, "; warning: %s", kd->d.warnings.v[i]);
 	_cleanup_free_ char *text = sb_take(&sb);
 	put_clean(text);
 	printf(" | drift_slots=%zu;;1;0 reboot_pending=%d;1;;0;1\n", drifting(ev), ev->reboot_pending ? 1 : 0);

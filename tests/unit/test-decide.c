@@ -72,6 +72,13 @@ static const struct row rows[] = {
 	{ "not built on", &K_NOT_BUILT, MODE_ON, 0, 0, NULL, STATE_OFF, true, "", "", "not built" , "memcg not built into " },
 	{ "not built off", &K_NOT_BUILT, MODE_OFF, 0, 0, NULL, STATE_OFF, true, "", "", "not built" , "memcg not built into " },
 	{ "not built auto", &K_NOT_BUILT, MODE_AUTO, OTHERWISE_ON, SYS_PROGRAM, NULL, STATE_OFF, true, "", "", "not built" , "memcg not built into " },
+	/* off while a program or a unit needs memcg: said */
+	{ "mainline off, k3s installed", &K_MAINLINE, MODE_OFF, 0, SYS_PROGRAM, NULL, STATE_OFF, false, D, E,
+	  "but k3s (/usr/local/bin/k3s) needs it", "mode = off" },
+	{ "rpi 6.12 off, a unit with MemoryMax=", &K_RPI_NEW, MODE_OFF, 0, SYS_UNIT, NULL, STATE_OFF, false, "", E,
+	  "web.service:4: MemoryMax= sets a memory limit", "mode = off" },
+	{ "mainline on, k3s installed: no warning", &K_MAINLINE, MODE_ON, 0, SYS_PROGRAM, NULL, STATE_ON, false, "",
+	  D " " NOKMEM " " NOSOCK, NULL, "mode = on" },
 	/* auto: a program or a unit that needs memcg turns it on */
 	{ "mainline auto program", &K_MAINLINE, MODE_AUTO, OTHERWISE_OFF, SYS_PROGRAM, D, STATE_ON, false, "",
 	  D " " NOKMEM " " NOSOCK, NULL , "auto: a program that needs memcg" },
