@@ -26,6 +26,13 @@ static void print_kernel(const struct evaluation *ev, const struct kernel_decisi
 {
 	const struct kernel *k = kd->k;
 	printf("  %s%s%s\n", esc(k->version), k->running ? " (running)" : "", kd == ev->def ? " (default)" : "");
+	if (kd->unknown) {
+		printf("    config:        none found (-v lists the places looked in)\n");
+		printf("    memcg:         default unknown\n");
+		printf("    decision:      unknown: [kernel %s] default = on (or off) in the policy decides it\n",
+		       esc(k->version));
+		return;
+	}
 	printf("    config:        %s\n", k->config_path ? esc(k->config_path) : k->config_note ? k->config_note : "(none)");
 	if (!kd->dk.memcg_built)
 		printf("    memcg:         not built\n");
@@ -46,6 +53,18 @@ static void print_kernel(const struct evaluation *ev, const struct kernel_decisi
 		printf("    warning:       %s\n", kd->d.warnings.v[i]);
 }
 
+/* A slot that follows a kernel without a config (its own, or the default
+ * kernel's where it names none): its state is not known either. */
+static bool slot_unknown(const struct evaluation *ev, const struct slot *s)
+{
+	if (!s->kernel)
+		return ev->def && ev->def->unknown;
+	for (size_t i = 0; i < ev->n_kd; i++)
+		if (ev->kd[i].unknown && streq(ev->kd[i].k->version, s->kernel))
+			return true;
+	return false;
+}
+
 static const char *state_upper(enum memcg_state s) { return s == STATE_ON ? "ON" : "OFF"; }
 
 /* The answer first: what the next boot gives memcg and the rule that
@@ -64,7 +83,10 @@ static void print_headline(const struct context *ctx, const struct evaluation *e
 	printf("Next boot (%s): %smemcg %s%s", esc(nb.kernel), style_begin(STYLE_STATE),
 	       nb.known ? state_upper(nb.state) : "unknown", style_end());
 	_cleanup_free_ char *problem = NULL;
-	if (ev->no_boot_config)
+	if (def->unknown)
+		problem = xasprintf("no kernel config for %s: [kernel %s] default = on (or off) in the policy decides it",
+				    def->k->version, def->k->version);
+	else if (ev->no_boot_config)
 		problem = no_boot_config_text(ctx, ev);
 	else if (ev->grub_no_program)
 		problem = grub_no_program_text(ctx);
@@ -83,7 +105,7 @@ static void print_headline(const struct context *ctx, const struct evaluation *e
 	else
 		printf(" \u2014 %s\n", esc(why));
 	/* where the boot configuration does not carry it: the decision */
-	if (!in_sync)
+	if (!in_sync && !def->unknown)
 		printf("Decided: %smemcg %s%s \u2014 %s\n", style_begin(STYLE_STATE), state_upper(d->state), style_end(),
 		       esc(why));
 	if (ctx->root.live) {
@@ -118,6 +140,9 @@ int cmd_status(struct context *ctx, int argc, char **argv)
 		return bad_option("status", opts, argc, argv);
 	if (!no_more_args(argc, argv))
 		return EXIT_USAGE;
+	/* shown with the rest, one short error each (not for --json, whose
+	 * kernels[] has no unknown default) */
+	ctx->configs_may_be_missing = !ctx->json;
 	struct evaluation ev;
 	int r = evaluate(ctx, NULL, &ev);
 	if (r < 0) {
@@ -159,7 +184,8 @@ int cmd_status(struct context *ctx, int argc, char **argv)
 		printf("  none found\n");
 	for (size_t i = 0; i < ev.slots.n; i++) {
 		const struct slot *s = &ev.slots.v[i];
-		printf("  %-14s %-9s %s%s%s%s\n", slot_kind_name(s->kind), slot_state_name(ev.ch[i].state), esc(s->path),
+		const char *state = s->unmanaged || !slot_unknown(&ev, s) ? slot_state_name(ev.ch[i].state) : "unknown";
+		printf("  %-14s %-9s %s%s%s%s\n", slot_kind_name(s->kind), state, esc(s->path),
 		       s->kernel ? " [" : "", s->kernel ? esc(s->kernel) : "", s->kernel ? "]" : "");
 		if (slot_note(s, &ev.ch[i]))
 			printf("  %-14s %-9s   %s\n", "", "", esc(slot_note(s, &ev.ch[i])));
@@ -167,7 +193,12 @@ int cmd_status(struct context *ctx, int argc, char **argv)
 	for (size_t i = 0; i < ev.slots.rejected.n; i++)
 		printf("  rejected:      %s\n", esc(ev.slots.rejected.v[i]));
 	grub_status(&ctx->root, &ev.slots, ev.ch);
-	if (ev.no_boot_config) {
+	size_t unknown = 0;
+	for (size_t i = 0; i < ev.n_kd; i++)
+		unknown += ev.kd[i].unknown;
+	if (unknown) {
+		printf("In sync: no: %zu kernel%s without a config\n", unknown, unknown == 1 ? "" : "s");
+	} else if (ev.no_boot_config) {
 		_cleanup_free_ char *what = no_boot_config_text(ctx, &ev);
 		printf("In sync: no: %s\n", esc(what));
 	} else if (ev.grub_no_program) {
@@ -181,5 +212,6 @@ int cmd_status(struct context *ctx, int argc, char **argv)
 	if (ctx->root.live)
 		printf("Reboot pending: %s\n", ev.reboot_pending ? "yes" : "no");
 	evaluation_free(&ev);
-	return EXIT_OK;
+	/* the errors (diag) say which configs are missing */
+	return unknown ? EXIT_BADINPUT : EXIT_OK;
 }

@@ -60,4 +60,7 @@ struct kernel_decision {
 	struct kernel *k;        /* borrowed from ctx->kernels */
 	struct decide_kernel dk;
 	struct decision d;
+	/* its config found nowhere (status only: context's
+	 * configs_may_be_missing): nothing decided, d has no opinion */
+	bool unknown;
 };

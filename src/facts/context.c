@@ -30,7 +30,7 @@ int context_load_kernels(struct context *ctx, const char *only_kernel)
 	r = kernels_load(&ctx->root, only_kernel, &ctx->kernels);
 	if (r < 0)
 		return r;
-	kernels_apply_policy(&ctx->kernels, &ctx->policy);
+	kernels_apply_policy(&ctx->kernels, &ctx->policy, ctx->configs_may_be_missing);
 	if (ctx->kernels.n == 0)
 		return diag_error(EXIT_BADINPUT, "%s: no kernel found (no lib/modules/VER, boot/vmlinuz-VER, usr/lib/modules/VER/vmlinuz)",
 			      ctx->root.path);

@@ -25,6 +25,10 @@ struct context {
 	size_t policy_as_if_len;
 	struct kernel_list kernels;
 	bool kernels_loaded;
+	/* status: a kernel whose config is found nowhere is shown with its
+	 * memcg default unknown (one short error, the places under -v), not
+	 * a stop before anything is shown */
+	bool configs_may_be_missing;
 	struct system_facts sys;
 	bool sys_loaded;
 };

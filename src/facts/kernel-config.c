@@ -232,13 +232,26 @@ bool kernel_load_config(const struct root *r, struct kernel *k)
 	return done;
 }
 
-void kernels_apply_policy(struct kernel_list *l, const struct policy *p)
+void kernels_apply_policy(struct kernel_list *l, const struct policy *p, bool brief)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		struct kernel *k = &l->k[i];
 		if (!k->config_missing)
 			continue;
 		const struct policy_kernel_section *sec = policy_kernel_default(p, k->version);
+		if (!sec && brief) {
+			size_t places = 1;
+			for (const char *c = k->config_looked ? k->config_looked : ""; *c; c++)
+				places += c[0] == ',' && c[1] == ' ';
+			log_verbose("no kernel config for %s: looked in %s", k->version,
+				    k->config_looked ? k->config_looked : "");
+			diag_error(EXIT_BADINPUT,
+				   "no kernel config for %s (looked in %zu places: -v lists them); to decide it "
+				   "without one, add \"[kernel %s]\" with \"default = on\" (or off: the kernel's own "
+				   "memcg default) to the policy",
+				   k->version, places, k->version);
+			continue;
+		}
 		if (!sec) {
 			diag_error(EXIT_BADINPUT,
 						 "no kernel config for %s (looked in %s); a [kernel GLOB] section "

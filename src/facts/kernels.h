@@ -65,8 +65,10 @@ struct policy;
 /* For each kernel whose config was found nowhere: a [kernel GLOB] section
  * of the policy that sets default= decides it (memcg taken as built, its
  * default and rule from the section; config_error cleared); otherwise the
- * error naming every place looked at is printed. */
-void kernels_apply_policy(struct kernel_list *l, const struct policy *p);
+ * error naming every place looked at is recorded. */
+void kernels_apply_policy(struct kernel_list *l, const struct policy *p, bool brief);
+/* brief (status): the error says how many places were looked in (the
+ * places themselves under -v) and the policy lines that would decide it */
 
 /* Shared by facts/kernels.c and facts/kernel-config.c. */
 extern const char *const kernel_module_trees[2]; /* "/lib/modules", "/usr/lib/modules" */

@@ -154,9 +154,11 @@ static int gather(struct context *ctx, const char *only, struct evaluation *ev, 
 	r = context_load_kernels(ctx, only);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < ctx->kernels.n; i++)
-		if (ctx->kernels.k[i].config_error)
-			return ctx->kernels.k[i].config_error;
+	for (size_t i = 0; i < ctx->kernels.n; i++) {
+		const struct kernel *k = &ctx->kernels.k[i];
+		if (k->config_error && !(ctx->configs_may_be_missing && k->config_missing && !k->config_from_policy))
+			return k->config_error;
+	}
 	r = context_load_system(ctx);
 	if (r < 0)
 		return r;
@@ -202,6 +204,15 @@ static int decide_and_plan(struct context *ctx, const char *only, struct kernel 
 		if (is_default)
 			ev->def = kd;
 		decide_kernel_init(&kd->dk, k, &ctx->policy);
+		if (k->config_missing && !k->config_from_policy) {
+			/* nothing known to decide from: no opinion, never in sync */
+			kd->unknown = true;
+			kd->d.keep = true;
+			kd->d.mode = ctx->policy.mode;
+			strv_push(&kd->d.reasons, xasprintf("no kernel config for %s: its memcg default is unknown",
+							      k->version));
+			continue;
+		}
 		_cleanup_free_ char *configured = configured_cmdline(ctx, ev, k, is_default);
 		decide(&ctx->policy, &kd->dk, &ctx->sys, configured, &kd->d);
 	}
@@ -214,6 +225,9 @@ static int decide_and_plan(struct context *ctx, const char *only, struct kernel 
 		return r;
 	ev->ch = xcalloc(ev->slots.n ? ev->slots.n : 1, sizeof(*ev->ch));
 	ev->in_sync = true;
+	for (size_t i = 0; i < ev->n_kd; i++)
+		if (ev->kd[i].unknown)
+			ev->in_sync = false;
 	for (size_t i = 0; i < ev->slots.n; i++) {
 		r = plan_slot(ev, &ev->slots.v[i], &ev->ch[i], only);
 		if (r < 0)

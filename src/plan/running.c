@@ -73,7 +73,7 @@ void judge_running(const struct context *ctx, struct evaluation *ev)
 	if (ctx->root.live && ctx->sys.running != RUN_UNKNOWN) {
 		for (size_t i = 0; i < ev->n_kd; i++) {
 			struct kernel_decision *kd = &ev->kd[i];
-			if (!kd->k->running)
+			if (!kd->k->running || kd->unknown)
 				continue;
 			ev->running_known = true;
 			enum memcg_state now = ctx->sys.running == RUN_ON ? STATE_ON : STATE_OFF;

@@ -236,7 +236,9 @@ void next_boot_of(const struct context *ctx, const struct evaluation *ev, struct
 	if (!def)
 		return;
 	nb->kernel = def->k->version;
-	if (ev->in_sync) {
+	if (def->unknown) {
+		/* nothing known of the kernel's memcg */
+	} else if (ev->in_sync) {
 		nb->known = true;
 		nb->state = def->d.state;
 	} else {

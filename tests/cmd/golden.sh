@@ -80,6 +80,17 @@ fi
 golden status-fedora-off-applied "$MEMCG_POLICY" --root "$root" status
 golden check-fedora-off-applied "$MEMCG_POLICY" --root "$root" check
 
+# --- a kernel without a config: status shows everything else, that
+# kernel's default unknown, one short error (exit 3); -v lists the places;
+# apply still stops with the whole list
+fedora on
+rm "$root/boot/config-6.6.8-200.fc39.x86_64"
+golden status-missing-config "$MEMCG_POLICY" --root "$root" status
+golden status-v-missing-config-stderr sh -c '"$@" 2>&1 >/dev/null' - "$MEMCG_POLICY" --root "$root" -v status
+rm "$root/boot/config-6.7.4-200.fc39.x86_64"
+golden status-missing-config-default "$MEMCG_POLICY" --root "$root" status
+golden apply-missing-config "$MEMCG_POLICY" --root "$root" apply
+
 # --- auto: a program that needs memcg decides, on a Raspberry Pi OS root
 root=$(mkroot)
 cp -a "$FIX/roots/rpios/." "$root/"
