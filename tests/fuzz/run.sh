@@ -5,7 +5,7 @@
 # read), with tests/fuzz/NAME.dict when there is one. Prints one line per
 # harness: executions, corpus size, findings; the log is BUILD/logs/NAME.log,
 # what was found BUILD/artifacts/NAME/. Appends "NAME EXECS SECONDS FINDINGS"
-# to BUILD/fuzz-ledger.txt (the totals in the README come from there).
+# to BUILD/fuzz-ledger.txt (the totals in docs/reliability.md come from there).
 # Each harness is one test: "PASS: fuzz-NAME ..." or "FAIL: fuzz-NAME ...",
 # and the last line is "N passed, N failed" (tests/check-all.sh reads it).
 # Exit status: 0 no finding, 1 some harness found something, 2 usage.
