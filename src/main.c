@@ -38,12 +38,14 @@ static const struct command commands[] = {
 	  "                  image's, in a private mount namespace, chrooted\n"
 	  "  --hook          as a kernel hook: quiet, and a policy error is only a warning\n"
 	  "                  (unless the policy says strict = yes)\n", 0, 0, " kernel ", NULL },
-	{ "check", cmd_check, "[--kernel VER] [--monitoring] [--prometheus FILE]",
+	{ "check", cmd_check, "[--kernel VER] [--monitoring] [--prometheus FILE] [--nfd FILE]",
 	  "compare without writing: 0 in sync, 1 drift, 5 reboot pending",
 	  "  --kernel VER    check for the installed kernel VER instead of the default one\n"
 	  "  --monitoring    one status line; exit 0 OK, 1 WARNING (reboot pending),\n"
 	  "                  2 CRITICAL (drift), 3 UNKNOWN (error), as monitoring plugins\n"
-	  "  --prometheus FILE  also write node_exporter textfile metrics to FILE, atomically\n", 0, 0, " kernel prometheus ", NULL },
+	  "  --prometheus FILE  also write node_exporter textfile metrics to FILE, atomically\n"
+	  "  --nfd FILE      also write a node-feature-discovery feature file:\n"
+	  "                  memcg-policy.memcg=on|off|pending|unknown\n", 0, 0, " kernel prometheus nfd ", NULL },
 	{ "set", cmd_set, "on|off|auto [--no-apply | --dry-run]", "record mode= in /etc/memcg-policy.conf, then apply",
 	  "  --no-apply      only record the mode; do not apply it\n"
 	  "  --dry-run       print what it would record and the diff of every file apply\n"
@@ -107,7 +109,10 @@ static void take_global(struct context *ctx, int opt, const char *value)
 	switch (opt) {
 	case 'r': ctx->root_path = value; break;
 	case 'c': ctx->config_path = value; break;
-	case 'j': ctx->json = true; break;
+	case 'j':
+		ctx->json = true;
+		log_progress_off = true; /* stderr stays for the diagnostics */
+		break;
 	case 'q': log_verbosity = -1; break;
 	case 'v': log_verbosity = 1; break;
 	default: break;

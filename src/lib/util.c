@@ -303,6 +303,37 @@ const char *esc(const char *text)
 	return ring[i];
 }
 
+bool log_progress_off;
+
+void log_progress(const char *fmt, ...)
+{
+	if (log_verbosity < 0 || log_progress_off)
+		return;
+	char *msg = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int r = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (r < 0 || !msg)
+		return;
+	char *shown = text_escape(msg);
+	fprintf(stderr, "%s: %s\n", program_name, shown);
+	free(shown);
+	free(msg);
+}
+
+void log_verbose_lines(const char *prog, const char *text)
+{
+	if (log_verbosity < 1 || !text)
+		return;
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		log_verbose("%s: %.*s", prog, (int)n, p);
+		p += n + (nl != NULL);
+	}
+}
+
 void log_verbose(const char *fmt, ...)
 {
 	if (log_verbosity < 1)

@@ -117,6 +117,13 @@ int parse_size(const char *s, unsigned long long *out);
  * diagnostics (lib/diag.h). */
 extern int log_verbosity; /* 0 normal, -1 quiet (-q), 1 verbose (-v) */
 void log_verbose(const char *fmt, ...) _printf_(1, 2);
+/* Each line of a program's output as a verbose line of its own, led by
+ * the program's name (-v only). */
+void log_verbose_lines(const char *prog, const char *text);
+/* A line that says what starts now and takes a while (running update-grub),
+ * on stderr; not with -q, nor with --json (log_progress_off). */
+extern bool log_progress_off;
+void log_progress(const char *fmt, ...) _printf_(1, 2);
 
 static inline bool timespec_eq(struct timespec a, struct timespec b)
 {

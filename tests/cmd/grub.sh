@@ -879,6 +879,7 @@ echo "update-grub $*" >>/regen.log
 export -p >/regen.env
 { [ -c /dev/null ] && echo dev; [ -r /proc/self/mountinfo ] && echo proc; [ -d /sys/kernel ] && echo sys; } >/regen.ns
 if [ -e /fail ]; then echo "grub-probe: error: failed to get canonical path of /dev/root." >&2; exit 1; fi
+echo "Generating grub configuration file ..." >&2
 . /etc/default/grub
 for x in /etc/default/grub.d/*.cfg; do
 	if [ -e "${x}" ]; then . "${x}"; fi
@@ -891,6 +892,7 @@ for k in /boot/vmlinuz-*; do
 	echo "	linux	$k root=/dev/sda1 ro single ${GRUB_CMDLINE_LINUX}"
 	echo "}"
 done >/boot/grub/grub.cfg
+echo "done" >&2
 UPDATE_GRUB
 	chmod 0755 "$root/usr/sbin/update-grub"
 	printf '# empty\n' >"$root/boot/grub/grub.cfg"
@@ -926,6 +928,8 @@ UPDATE_GRUB
 	*"regenerated /boot/grub/grub.cfg"*) pass "--regenerate: says the menu was regenerated" ;;
 	*) fail "--regenerate: says the menu was regenerated" "$OUT" ;;
 	esac
+	expect_eq "--regenerate: a line says update-grub runs before it does; its output only under -v" "$ERR" \
+		"memcg-policy: running update-grub to regenerate the GRUB menu of the image (-v shows its output)..."
 	expect_eq "--regenerate: /dev, /proc and /sys prepared inside" "$(tr '\n' ' ' <"$root/regen.ns" 2>/dev/null)" "dev proc sys "
 	expect_eq "--regenerate: no mount left on the host" "$(grep -c " $root/" /proc/self/mountinfo)" 0
 	expect_eq "--regenerate: the host's mount table as before" "$(wc -l </proc/self/mountinfo)" "$mounts_before"
@@ -944,8 +948,9 @@ UPDATE_GRUB
 
 	# an image builder that mounted proc in the image already: mounted over
 	rm -f "$root/regen.log" "$root/etc/default/grub.d/99-memcg-policy.cfg"
-	expect_exit "--regenerate: proc already mounted in the image" 0 unshare -m --propagation private \
-		sh -c 'mount -t proc proc "$0/proc" && exec "$@"' "$root" "$MEMCG_POLICY" --root "$root" apply --regenerate
+	expect_exit "--regenerate: proc already mounted in the image (-q)" 0 unshare -m --propagation private \
+		sh -c 'mount -t proc proc "$0/proc" && exec "$@"' "$root" "$MEMCG_POLICY" -q --root "$root" apply --regenerate
+	expect_eq "--regenerate -q: no line about update-grub" "$ERR" ""
 	expect_eq "--regenerate: proc already mounted: update-grub ran" "$(cat "$root/regen.log" 2>/dev/null)" "update-grub "
 	# a mount point that is a symbolic link out of the image: refused
 	rmdir "$root/sys"
@@ -967,7 +972,10 @@ UPDATE_GRUB
 
 	# the decision changes, the drop-in does not: the stale menu is regenerated
 	printf '[policy]\nmode = on\n' | write_policy "$root/etc/memcg-policy.conf"
-	expect_exit "--regenerate: apply after set on" 0 "$MEMCG_POLICY" --root "$root" apply --regenerate
+	expect_exit "--regenerate: apply -v after set on" 0 "$MEMCG_POLICY" -v --root "$root" apply --regenerate
+	expect_eq "--regenerate -v: update-grub's output, a line each, led by its name" \
+		"$(grep '^memcg-policy: update-grub: ' <<<"$ERR")" \
+		"$(printf 'memcg-policy: update-grub: Generating grub configuration file ...\nmemcg-policy: update-grub: done')"
 	expect_eq "--regenerate: stale menu regenerated" "$(cat "$root/regen.log" 2>/dev/null)" "update-grub "
 	expect_eq "--regenerate: menu now without cgroup_disable=memory" "$(grep -c 'cgroup_disable=memory' "$root/boot/grub/grub.cfg")" 0
 	expect_exit "--regenerate: check after set on: in sync" 0 "$MEMCG_POLICY" --root "$root" check

@@ -190,6 +190,9 @@ int grub_after_commit(const struct root *r, const struct policy *p, const struct
 	_cleanup_free_ char *out = NULL;
 	log_verbose("running %s%s%s%s", g.tool, g.menu ? " -o " : "", g.menu ? g.menu : "",
 		    r->live ? "" : " in a private mount namespace, chrooted into the image");
+	if (log_verbosity < 1)
+		log_progress("running %s to regenerate the GRUB menu%s (-v shows its output)...",
+			     grub_basename(g.tool), r->live ? "" : " of the image");
 	int rc;
 	if (r->live) {
 		rc = spawn_run(argv, NULL, NULL, NULL, &out);
@@ -200,8 +203,8 @@ int grub_after_commit(const struct root *r, const struct policy *p, const struct
 	(*ran_tools)++;
 	if (rc != 0)
 		e = tool_failed(grub_basename(g.tool), rc, out);
-	else if (out && *out)
-		log_verbose("%s", out);
+	else
+		log_verbose_lines(grub_basename(g.tool), out);
 	grub_regen_free(&g);
 	return e;
 }
