@@ -23,12 +23,16 @@
 #       admin's) is never overwritten, and `uninstall` leaves it in place
 #   $(MANDIR)/man8/memcg-policy.8, $(MANDIR)/man5/memcg-policy.conf.5
 #   $(BASHCOMPDIR)/memcg-policy                          bash completion
+#   $(SYSTEMDUNITDIR)/memcg-policy-metrics.{service,timer}  check --prometheus
+#       for node_exporter's textfile collector, every 15 minutes; the timer
+#       is not enabled (systemctl enable --now memcg-policy-metrics.timer)
 #
 # The hooks get the installed path of the program (@SBINDIR@ replaced).
 # Give the same directories to the build: the binary knows where the GRUB
 # drop-in is installed (mk/grub.mk compiles $(DATADIR) into slot-grub.o).
 
 KERNEL_POSTINST_DIR ?= $(SYSCONFDIR)/kernel/postinst.d
+SYSTEMDUNITDIR      ?= $(PREFIX)/lib/systemd/system
 GRUB_DROPIN_DIR     ?= $(SYSCONFDIR)/default/grub.d
 INSTALL             ?= install
 
@@ -68,6 +72,10 @@ endif
 	$(INSTALL) -D -m 0644 man/memcg-policy.8 $(DESTDIR)$(MANDIR)/man8/memcg-policy.8
 	$(INSTALL) -D -m 0644 man/memcg-policy.conf.5 $(DESTDIR)$(MANDIR)/man5/memcg-policy.conf.5
 	$(INSTALL) -D -m 0644 completion/memcg-policy $(DESTDIR)$(BASHCOMPDIR)/memcg-policy
+	$(INSTALL) -d $(DESTDIR)$(SYSTEMDUNITDIR)
+	sed 's|@SBINDIR@|$(SBINDIR)|g' systemd/memcg-policy-metrics.service.in > $(DESTDIR)$(SYSTEMDUNITDIR)/memcg-policy-metrics.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/memcg-policy-metrics.service
+	$(INSTALL) -m 0644 systemd/memcg-policy-metrics.timer $(DESTDIR)$(SYSTEMDUNITDIR)/memcg-policy-metrics.timer
 
 # Everything install put there, except the policy in $(SYSCONFDIR) (the
 # admin's from then on). Boot configuration the tool wrote stays as it is:
@@ -84,3 +92,4 @@ endif
 	@rmdir $(DESTDIR)$(DATADIR)/memcg-policy 2>/dev/null || true
 	rm -f $(DESTDIR)$(MANDIR)/man8/memcg-policy.8 $(DESTDIR)$(MANDIR)/man5/memcg-policy.conf.5
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/memcg-policy
+	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/memcg-policy-metrics.service $(DESTDIR)$(SYSTEMDUNITDIR)/memcg-policy-metrics.timer

@@ -1,4 +1,5 @@
-/* cmd/check.c - `check [--kernel VER] [--monitoring] [--prometheus FILE]`:
+/* cmd/check.c - `check [--kernel VER] [--monitoring] [--prometheus FILE]
+ * [--nfd FILE]`:
  * compare without writing. Exit 0 in sync, 1 drift, 5 in sync but the
  * running kernel still runs otherwise (a reboot is needed); with
  * --monitoring one status line and the monitoring plugin exit codes
@@ -21,9 +22,10 @@ int cmd_check(struct context *ctx, int argc, char **argv)
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "monitoring", no_argument, NULL, 'm' },
 		{ "prometheus", required_argument, NULL, 'P' },
+		{ "nfd", required_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *kernel = NULL, *prometheus = NULL;
+	const char *kernel = NULL, *prometheus = NULL, *nfd = NULL;
 	bool monitoring = false;
 	int c;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -31,6 +33,7 @@ int cmd_check(struct context *ctx, int argc, char **argv)
 		case 'k': kernel = optarg; break;
 		case 'm': monitoring = true; break;
 		case 'P': prometheus = optarg; break;
+		case 'N': nfd = optarg; break;
 		default:
 			bad_option("check", opts, argc, argv);
 			return monitoring ? PLUGIN_UNKNOWN : EXIT_USAGE;
@@ -42,12 +45,22 @@ int cmd_check(struct context *ctx, int argc, char **argv)
 		return -diag_error(EXIT_USAGE, "check: --monitoring prints one status line; it does not go with --json");
 	if (prometheus && !*prometheus)
 		return -diag_error(EXIT_USAGE, "check: --prometheus needs a file name");
+	if (nfd && !*nfd)
+		return -diag_error(EXIT_USAGE, "check: --nfd needs a file name");
 	struct evaluation ev;
 	int r = evaluate(ctx, kernel, &ev);
 	int rc = r < 0 ? -r : !ev.in_sync ? EXIT_DRIFT : ev.reboot_pending ? EXIT_REBOOT : EXIT_OK;
 	if (prometheus) {
 		_cleanup_free_ char *text = prometheus_text(ctx, r < 0 ? NULL : &ev, rc, (long long)time(NULL));
 		int w = write_host_file_atomic(prometheus, text, strlen(text), 0644);
+		if (w < 0) {
+			rc = -w;
+			r = w;
+		}
+	}
+	if (nfd) {
+		_cleanup_free_ char *text = nfd_feature_text(ctx, r < 0 ? NULL : &ev);
+		int w = write_host_file_atomic(nfd, text, strlen(text), 0644);
 		if (w < 0) {
 			rc = -w;
 			r = w;

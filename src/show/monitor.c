@@ -122,6 +122,22 @@ static void metric(struct strbuf *sb, const char *name, const char *help, const 
 	sb_appendf(sb, " %lld\n", v);
 }
 
+char *nfd_feature_text(const struct context *ctx, const struct evaluation *ev)
+{
+	const char *v = "unknown";
+	if (ev && ev->def) {
+		struct next_boot nb;
+		next_boot_of(ctx, ev, &nb);
+		if (ev->reboot_pending)
+			v = "pending";
+		else if (nb.running_known)
+			v = memcg_state_name(nb.running);
+		else if (!ctx->root.live && nb.known)
+			v = memcg_state_name(nb.state);
+	}
+	return xasprintf("memcg-policy.memcg=%s\n", v);
+}
+
 char *prometheus_text(const struct context *ctx, const struct evaluation *ev, int check_exit, long long now)
 {
 	struct strbuf sb = {0};

@@ -18,6 +18,13 @@ enum plugin_status plugin_status_of(int check_exit);
  * error recorded (lib/diag.h). */
 void print_plugin_line(const struct context *ctx, const struct evaluation *ev, int check_exit);
 
+/* A node-feature-discovery feature file (its features.d/ format): one
+ * line "memcg-policy.memcg=on|off|pending|unknown", the running memcg
+ * state, "pending" while a reboot is needed (the next boot's state with
+ * --root); "unknown" where the check failed or the state is not known.
+ * NFD labels the node feature.node.kubernetes.io/memcg-policy.memcg. */
+char *nfd_feature_text(const struct context *ctx, const struct evaluation *ev);
+
 /* The textfile metrics (Prometheus text format 0.0.4). ev NULL: only the
  * exit code and the time. */
 char *prometheus_text(const struct context *ctx, const struct evaluation *ev, int check_exit, long long now);

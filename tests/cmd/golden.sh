@@ -162,3 +162,5 @@ live() {
 }
 golden status-live-reboot-needed live "$MEMCG_POLICY" --config "$root/policy.conf" status
 golden check-live-reboot-needed live "$MEMCG_POLICY" --config "$root/policy.conf" check
+live "$MEMCG_POLICY" --config "$root/policy.conf" check --nfd "$root/nfd" >/dev/null 2>&1
+expect_eq "check --nfd on the live system while a reboot is needed: pending" "$(cat "$root/nfd")" "memcg-policy.memcg=pending"

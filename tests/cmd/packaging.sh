@@ -425,7 +425,9 @@ if have make; then
 755 ./usr/sbin/memcg-policy
 644 ./usr/share/bash-completion/completions/memcg-policy
 644 ./usr/share/man/man5/memcg-policy.conf.5
-644 ./usr/share/man/man8/memcg-policy.8"
+644 ./usr/share/man/man8/memcg-policy.8
+644 ./usr/lib/systemd/system/memcg-policy-metrics.service
+644 ./usr/lib/systemd/system/memcg-policy-metrics.timer"
 	if [ -f "$TOP/grub.d/99-memcg-policy.cfg" ]; then
 		want="$want
 644 ./etc/default/grub.d/99-memcg-policy.cfg
@@ -437,6 +439,9 @@ if have make; then
 	expect_eq "make install: hooks run the installed program" \
 		"$(grep -h '^memcg_policy=' "$stage/d/usr/lib/kernel/install.d/95-memcg-policy.install" "$stage/d/etc/kernel/postinst.d/50-memcg-policy")" \
 		"$(printf 'memcg_policy=/usr/sbin/memcg-policy\nmemcg_policy=/usr/sbin/memcg-policy')"
+	check "make install: the metrics service runs the installed program" \
+		grep -qx 'ExecStart=/usr/sbin/memcg-policy -q check --prometheus /var/lib/prometheus/node-exporter/memcg-policy.prom' \
+		"$stage/d/usr/lib/systemd/system/memcg-policy-metrics.service"
 	check "make install: the man page is the tree's" \
 		cmp -s "$TOP/man/memcg-policy.8" "$stage/d/usr/share/man/man8/memcg-policy.8"
 	echo "# the admin's" >"$stage/d/etc/memcg-policy.conf"

@@ -114,6 +114,8 @@ fi
 # (dh_compress leaves small files such as README.md uncompressed)
 contents=$(dpkg-deb -c "$DEB" | awk '{ print $1, $6 }' | grep -v '^d' | sed 's|^\([^ ]*\) \./|\1 /|; s|README\.md\.gz$|README.md|' | sort -k2)
 want_files="-rwxr-xr-x /etc/kernel/postinst.d/50-memcg-policy
+-rw-r--r-- /lib/systemd/system/memcg-policy-metrics.service
+-rw-r--r-- /lib/systemd/system/memcg-policy-metrics.timer
 -rw-r--r-- /etc/default/grub.d/99-memcg-policy.cfg
 -rwxr-xr-x /usr/lib/kernel/install.d/95-memcg-policy.install
 -rwxr-xr-x /usr/sbin/memcg-policy
@@ -187,9 +189,15 @@ expect_eq "installed: /etc/memcg-policy.conf is the documented default, copied b
 check "installed: /etc/memcg-policy.conf is not a conffile" sh -c "! dpkg-query -W -f '\${Conffiles}' $PKG | grep -q /etc/memcg-policy.conf"
 for f in /etc/memcg-policy.conf /etc/default/grub.d/99-memcg-policy.cfg /usr/share/memcg-policy/99-memcg-policy.cfg \
 	/usr/share/man/man8/memcg-policy.8.gz /usr/share/man/man5/memcg-policy.conf.5.gz \
-	/usr/share/bash-completion/completions/memcg-policy; do
+	/usr/share/bash-completion/completions/memcg-policy /lib/systemd/system/memcg-policy-metrics.service \
+	/lib/systemd/system/memcg-policy-metrics.timer; do
 	check "installed: $f" test -f "$f"
 done
+check "installed: the metrics timer is not enabled (the admin's to turn on)" \
+	test ! -e /etc/systemd/system/timers.target.wants/memcg-policy-metrics.timer
+check "installed: the metrics service runs the installed program" \
+	grep -qx 'ExecStart=/usr/sbin/memcg-policy -q check --prometheus /var/lib/prometheus/node-exporter/memcg-policy.prom' \
+	/lib/systemd/system/memcg-policy-metrics.service
 expect_eq "installed: memcg-policy --version" "$(/usr/sbin/memcg-policy --version 2>&1)" "memcg-policy $VERSION"
 if command -v man >/dev/null 2>&1; then
 	check "installed: man 8 memcg-policy renders" sh -c 'man 8 memcg-policy 2>/dev/null | grep -q "EXIT STATUS"'
@@ -434,7 +442,8 @@ fi
 rfiles=$(rpm -qlp "$RPM" 2>/dev/null | grep -v -e '^/usr/share/doc' -e '^/usr/lib/\.build-id' | sed 's|\(/man[58]/.*\)\.gz$|\1|' | sort)
 expect_eq "rpm: files" "$rfiles" "$(printf '%s\n' /usr/share/memcg-policy/memcg-policy.conf /usr/lib/kernel/install.d/95-memcg-policy.install \
 	/usr/sbin/memcg-policy /usr/share/bash-completion/completions/memcg-policy /usr/share/man/man5/memcg-policy.conf.5 \
-	/usr/share/man/man8/memcg-policy.8 /usr/share/memcg-policy /usr/share/memcg-policy/99-memcg-policy.cfg | sort)"
+	/usr/share/man/man8/memcg-policy.8 /usr/share/memcg-policy /usr/share/memcg-policy/99-memcg-policy.cfg \
+	/usr/lib/systemd/system/memcg-policy-metrics.service /usr/lib/systemd/system/memcg-policy-metrics.timer | sort)"
 expect_eq "rpm: no config file (set edits /etc/memcg-policy.conf, which %post makes)" "$(rpm -qcp "$RPM" 2>/dev/null)" ""
 scripts=$(rpm -qp --scripts "$RPM" 2>/dev/null)
 check "rpm: %preun reverts on erase" grep -q 'memcg-policy revert' <<<"$scripts"
