@@ -249,6 +249,24 @@ static int no_program(struct context *ctx, const struct apply_options *o, struct
 	return early_end(ctx, o, EXIT_BADINPUT);
 }
 
+/* A dry run's diff of one slot. The GRUB drop-in is the package's own
+ * shell text, the same on every system: its diff only under -v. */
+static int print_slot_diff(const struct slot *s, const struct slot_change *c)
+{
+	if (!c->changed)
+		return 0;
+	if (s->kind == SLOT_GRUB_DROPIN && log_verbosity < 1) {
+		size_t lines = 0;
+		for (size_t i = 0; i < c->new_len; i++)
+			lines += c->new_content[i] == '\n';
+		printf("would %s %s: the package's GRUB drop-in (%zu lines; -v shows the diff)\n",
+		       s->exists ? "update" : "create", esc(s->path), lines);
+		return 0;
+	}
+	return print_unified_diff(s->path, s->exists ? s->content : NULL, s->exists ? s->len : 0, c->new_content,
+				  c->new_len);
+}
+
 /* The last line of a dry run that would change something: the next boot
  * as the run would leave it, not as it is now. Where the menu would be
  * regenerated (GRUB), the state it is meant to carry: apply itself reads
@@ -258,10 +276,15 @@ static int print_dry_run_end(struct context *ctx, const struct apply_options *o,
 	printf("a dry run: nothing written\n");
 	if (!ev->def)
 		return 0;
+	struct next_boot before;
+	next_boot_of(ctx, ev, &before);
 	if (!evaluation_can_follow_commit(ev)) {
-		printf("once applied and the menu regenerated, next boot%s (%s): memcg %s\n",
-		       ctx->root.live ? "" : " of the image", esc(ev->def->k->version),
-		       memcg_state_name(ev->def->d.state));
+		enum memcg_state after = ev->def->d.state;
+		printf("once applied and the menu regenerated, next boot%s (%s): memcg %s", ctx->root.live ? "" : " of the image",
+		       esc(ev->def->k->version), memcg_state_name(after));
+		if (before.known && before.state != after)
+			printf(" (now: %s)", memcg_state_name(before.state));
+		printf("\n");
 		return 0;
 	}
 	int r = evaluation_follow_commit(ctx, o->kernel, ev);
@@ -269,6 +292,8 @@ static int print_dry_run_end(struct context *ctx, const struct apply_options *o,
 		return r;
 	struct next_boot nb;
 	next_boot_of(ctx, ev, &nb);
+	nb.now_known = before.known;
+	nb.now = before.state;
 	printf("once applied, ");
 	print_next_boot(ctx, &nb);
 	return 0;
@@ -334,16 +359,14 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 	bool changed = any_change(&ev);
 	unsigned ran = 0;
 	bool wrote = false;
-	if (o->dry_run) {
-		for (size_t i = 0; i < ev.slots.n && r >= 0; i++) {
-			const struct slot *s = &ev.slots.v[i];
-			const struct slot_change *c = &ev.ch[i];
-			if (c->changed && !ctx->json)
-				r = print_unified_diff(s->path, s->exists ? s->content : NULL, s->exists ? s->len : 0,
-						       c->new_content, c->new_len);
-		}
-		if (r >= 0 && !ctx->json)
-			r = grub_preview(&ctx->root, &ev.slots, ev.ch);
+	if (o->dry_run && !ctx->json) {
+		/* what the kernels get first (GRUB's lines before and after),
+		 * then the files' diffs */
+		r = grub_preview(&ctx->root, &ev.slots, ev.ch);
+		for (size_t i = 0; i < ev.slots.n && r >= 0; i++)
+			r = print_slot_diff(&ev.slots.v[i], &ev.ch[i]);
+	} else if (o->dry_run) {
+		/* --json: the files in the report */
 	} else if (any_work(ctx, o, &ev)) {
 		r = commit(ctx, &ev, o, &ran);
 		wrote = true;

@@ -265,19 +265,22 @@ void print_next_boot(const struct context *ctx, const struct next_boot *nb)
 		return;
 	}
 	const char *next = memcg_state_name(nb->state);
+	char now[16] = "";
+	if (nb->now_known && nb->now != nb->state)
+		snprintf(now, sizeof(now), " (now: %s)", memcg_state_name(nb->now));
 	if (nb->ignored)
 		printf("next boot (%s): memcg %s by its command line, but the kernel booted with it now runs with memcg "
 		       "%s: the kernel ignores it (see check)\n",
 		       esc(nb->kernel), next, memcg_state_name(nb->running));
 	else if (!ctx->root.live)
-		printf("next boot of the image (%s): memcg %s\n", esc(nb->kernel), next);
+		printf("next boot of the image (%s): memcg %s%s\n", esc(nb->kernel), next, now);
 	else if (!nb->running_known)
-		printf("next boot (%s): memcg %s; the running state is unknown\n", esc(nb->kernel), next);
+		printf("next boot (%s): memcg %s%s; the running state is unknown\n", esc(nb->kernel), next, now);
 	else if (nb->reboot_needed)
-		printf("next boot (%s): memcg %s; running now: memcg %s: reboot needed\n", esc(nb->kernel), next,
+		printf("next boot (%s): memcg %s%s; running now: memcg %s: reboot needed\n", esc(nb->kernel), next, now,
 		       memcg_state_name(nb->running));
 	else
-		printf("next boot (%s): memcg %s, as running now: no reboot needed\n", esc(nb->kernel), next);
+		printf("next boot (%s): memcg %s%s, as running now: no reboot needed\n", esc(nb->kernel), next, now);
 }
 
 void json_report_evaluation(struct json_object *o, const struct context *ctx, const struct evaluation *ev)

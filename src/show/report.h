@@ -65,6 +65,10 @@ struct next_boot {
 	 * otherwise all the same (evaluation.kernel_ignored): the next boot
 	 * will not have the state the line gives either */
 	bool ignored;
+	/* a dry run's: the next boot's state as the files are now, said
+	 * after the state the run would leave ("(now: on)") */
+	bool now_known;
+	enum memcg_state now;
 };
 void next_boot_of(const struct context *ctx, const struct evaluation *ev, struct next_boot *nb);
 /* Prints the human line for it: "next boot (VER): memcg off; running now:

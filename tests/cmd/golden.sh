@@ -128,6 +128,23 @@ printf '[policy]\nmode = off\n' | write_policy "$root/etc/memcg-policy.conf"
 golden apply-dry-run-grub "$MEMCG_POLICY" --root "$root" apply --dry-run
 golden status-grub-off-not-applied "$MEMCG_POLICY" --root "$root" status
 
+# --- Debian's GRUB (a grub.d loop): the dry run leads with the kernel
+# lines before and after; the package's drop-in is one line (-v: its diff)
+root=$(mkroot)
+add_kernel "$root" 6.1.0-40-amd64 "$CFG/debian12-amd64.config"
+mkdir -p "$root/etc/default/grub.d" "$root/usr/sbin" "$root/boot/grub"
+image_program "$root"
+cp "$FIX/grub/debian/default-grub" "$root/etc/default/grub"
+# shellcheck disable=SC2016 # grub-mkconfig's ${sysconfdir}, literally
+printf '#! /bin/sh\nfor x in ${sysconfdir}/default/grub.d/*.cfg ; do :; done\n' >"$root/usr/sbin/grub-mkconfig"
+chmod 0755 "$root/usr/sbin/grub-mkconfig"
+# the menu as 10_linux writes it: "ro ${GRUB_CMDLINE_LINUX} ${GRUB_CMDLINE_LINUX_DEFAULT}"
+printf 'menuentry Debian {\n\tlinux\t/boot/vmlinuz-6.1.0-40-amd64 root=/dev/sda1 ro  quiet\n}\n' >"$root/boot/grub/grub.cfg"
+printf '[policy]\nmode = off\n' | write_policy "$root/etc/memcg-policy.conf"
+golden apply-dry-run-grub-debian "$MEMCG_POLICY" --root "$root" apply --dry-run
+expect_exit "GRUB dry run -v: exit 0" 0 "$MEMCG_POLICY" -v --root "$root" apply --dry-run
+check "GRUB dry run -v: the drop-in's diff" grep -qF '+# 99-memcg-policy.cfg - GRUB drop-in of memcg-policy' <<<"$OUT"
+
 # --- the live system, in a private mount namespace: /etc/kernel/cmdline
 # with the decision, the booted line without it (reboot needed), the
 # kernel's config a fixture's

@@ -46,7 +46,7 @@ says "set off --dry-run: the entry's diff (header)" "$OUT" "+++ b/$ENTRY"
 says "set off --dry-run: the entry's diff (the token added)" "$OUT" "+options root=/dev/sda1 quiet cgroup_disable=memory"
 says "set off --dry-run: says nothing was written" "$OUT" "a dry run: nothing written"
 expect_eq "set off --dry-run: the last line is the next boot once applied" "$(tail -n 1 <<<"$OUT")" \
-	"once applied, next boot of the image ($VER): memcg off"
+	"once applied, next boot of the image ($VER): memcg off (now: on)"
 lacks "set off --dry-run: no line with the state now (memcg on)" "$OUT" "): memcg on"
 expect_eq "set off --dry-run: nothing on stderr" "$ERR" ""
 
@@ -70,7 +70,7 @@ expect_eq "set off --dry-run again: nothing written" "$(snap "$root")" "$s0"
 bls_root off
 expect_exit "apply --dry-run (mode off by hand): exit 0" 0 "$MEMCG_POLICY" --root "$root" apply --dry-run
 expect_eq "apply --dry-run: the last line is the next boot once applied" "$(tail -n 1 <<<"$OUT")" \
-	"once applied, next boot of the image ($VER): memcg off"
+	"once applied, next boot of the image ($VER): memcg off (now: on)"
 
 # --- --json: the files it would change, dry_run true, nothing written
 bls_root on
