@@ -15,6 +15,7 @@
 #include "cmd/commands.h"
 #include "io/jsonc.h"
 
+#include "lib/cmdline.h"
 #include "lib/diag.h"
 #include "slots/grub/grub.h"
 #include "show/report.h"
@@ -43,6 +44,51 @@ static int load_tokens(const struct context *ctx, struct grub_tokens *t, bool *h
 		return diag_error(EXIT_BADINPUT, "%s:%u: " GRUB_TOKENS_BAD, disp, bad);
 	*have = true;
 	return 0;
+}
+
+static bool has_token(const struct cmdline *c, const char *t, size_t n)
+{
+	for (size_t j = 0; j < c->n; j++)
+		if (c->tok[j].len == n && memcmp(c->line + c->tok[j].start, t, n) == 0)
+			return true;
+	return false;
+}
+
+/* What the filter took out of the administrator's value (tokens of
+ * before that after lacks, in order; one it only trimmed, with what is
+ * left of it), said on stderr: update-grub shows it while it runs, and the
+ * file that sets the variable keeps it. */
+static void say_taken_out(const char *var, const char *before, const char *after)
+{
+	struct cmdline b, a;
+	cmdline_split(before, strlen(before), &b);
+	cmdline_split(after, strlen(after), &a);
+	struct strbuf sb = {0};
+	for (size_t i = 0; i < b.n; i++) {
+		const char *t = b.line + b.tok[i].start;
+		size_t n = b.tok[i].len;
+		if (has_token(&a, t, n))
+			continue;
+		sb_appendf(&sb, "%s%.*s", sb.len ? ", " : "", (int)n, t);
+		/* trimmed: a token of after by the same name that before lacks */
+		_cleanup_free_ char *name = cmdline_token_name(&b, i);
+		for (size_t j = 0; j < a.n && name; j++) {
+			_cleanup_free_ char *an = cmdline_token_name(&a, j);
+			const char *at = a.line + a.tok[j].start;
+			if (an && param_name_eq(an, strlen(an), name, strlen(name)) && !has_token(&b, at, a.tok[j].len)) {
+				sb_appendf(&sb, " (%.*s left)", (int)a.tok[j].len, at);
+				break;
+			}
+		}
+	}
+	if (sb.len)
+		fprintf(stderr,
+			"%s: %s: %s taken out for the menu, by the decision the last apply recorded (%s); "
+			"the file that sets it keeps it\n",
+			program_name, var, esc(sb.s), GRUB_TOKENS_PATH);
+	sb_free(&sb);
+	cmdline_free(&b);
+	cmdline_free(&a);
 }
 
 int cmd_grub_cmdline(struct context *ctx, int argc, char **argv)
@@ -85,6 +131,11 @@ int cmd_grub_cmdline(struct context *ctx, int argc, char **argv)
 	} else {
 		lo = xstrdup(lin);
 		dout = xstrdup(def);
+	}
+	if (have && log_verbosity >= 0 && !ctx->json) {
+		if (!no_add)
+			say_taken_out("GRUB_CMDLINE_LINUX", lin, lo);
+		say_taken_out("GRUB_CMDLINE_LINUX_DEFAULT", def, dout);
 	}
 	if (ctx->json) {
 		/* the first value printed */

@@ -37,6 +37,18 @@ expect_eq "the recorded tokens" "$(grep -v '^#' "$root/var/lib/memcg-policy/grub
 expect_exit "off: exit 0" 0 "$MEMCG_POLICY" --root "$root" grub-cmdline -- 'root=/dev/sda1 cgroup_enable=memory' 'quiet cgroup-enable=memory splash'
 expect_eq "off: added to LINUX, contradicting tokens out of both" "$OUT" \
 	"$(printf 'root=/dev/sda1 cgroup_disable=memory\nquiet splash')"
+# what it takes out of the admin's values is said on stderr, which
+# update-grub shows while it runs
+expect_eq "off: says what it took out of each variable" "$ERR" "$(printf '%s\n' \
+	"memcg-policy: GRUB_CMDLINE_LINUX: cgroup_enable=memory taken out for the menu, by the decision the last apply recorded (/var/lib/memcg-policy/grub.tokens); the file that sets it keeps it" \
+	"memcg-policy: GRUB_CMDLINE_LINUX_DEFAULT: cgroup-enable=memory taken out for the menu, by the decision the last apply recorded (/var/lib/memcg-policy/grub.tokens); the file that sets it keeps it")"
+expect_exit "off, an item of a list: exit 0" 0 "$MEMCG_POLICY" --root "$root" grub-cmdline -- 'ro' 'cgroup_enable=memory,cpuset'
+expect_eq "off, an item of a list: says what is left of it" "$ERR" \
+	"memcg-policy: GRUB_CMDLINE_LINUX_DEFAULT: cgroup_enable=memory,cpuset (cgroup_enable=cpuset left) taken out for the menu, by the decision the last apply recorded (/var/lib/memcg-policy/grub.tokens); the file that sets it keeps it"
+expect_exit "off, nothing of the admin's to take out: exit 0" 0 "$MEMCG_POLICY" --root "$root" grub-cmdline -- 'ro' 'quiet'
+expect_eq "off, nothing of the admin's to take out: nothing said (adding is the decision's)" "$ERR" ""
+expect_exit "-q: exit 0" 0 "$MEMCG_POLICY" -q --root "$root" grub-cmdline -- 'ro cgroup_enable=memory' 'quiet'
+expect_eq "-q: nothing said" "$ERR" ""
 expect_exit "-- in LINUX: exit 0" 0 "$MEMCG_POLICY" --root "$root" grub-cmdline -- 'a cgroup_enable=memory -- single' 'cgroup_enable=memory'
 expect_eq "-- in LINUX: added before it; DEFAULT goes to init and stays" "$OUT" \
 	"$(printf 'a cgroup_disable=memory -- single\ncgroup_enable=memory')"

@@ -319,8 +319,11 @@ EOF
 		"console=ttyS0 cgroup_enable=memory|quiet cgroup-enable=memory splash"
 	printf '[policy]\nmode = off\n' | write_policy "$r/etc/memcg-policy.conf"
 	"$MEMCG_POLICY" --root "$r" apply >/dev/null 2>&1
-	out=$(PATH="$W/bin:/usr/bin:/bin" dash -c "$prog" 2>&1)
+	out=$(PATH="$W/bin:/usr/bin:/bin" dash -c "$prog" 2>"$W/err")
 	expect_eq "drop-in + grub-cmdline: recorded tokens set, others kept" "$out" "console=ttyS0 cgroup_disable=memory|quiet splash"
+	expect_eq "drop-in + grub-cmdline: says on stderr (update-grub's output) what it took out of each" \
+		"$(sed 's/ taken out for the menu.*//' "$W/err")" \
+		"$(printf 'memcg-policy: GRUB_CMDLINE_LINUX: cgroup_enable=memory\nmemcg-policy: GRUB_CMDLINE_LINUX_DEFAULT: cgroup-enable=memory')"
 	# a policy error: the drop-in never reads the policy; the last applied state stays
 	printf '[policy]\nmode = sometimes\n' | write_policy "$r/etc/memcg-policy.conf"
 	out=$(PATH="$W/bin:/usr/bin:/bin" dash -c "$prog" 2>/dev/null)
