@@ -198,9 +198,21 @@ static int hook_result(struct context *ctx, const struct apply_options *o, int r
 	return EXIT_OK;
 }
 
+/* set's mode recorded, the boot configuration left as it was by an error:
+ * its own exit code, and said (the error says why) */
+static int recorded_code(const struct apply_options *o, int rc)
+{
+	if (!o->recorded || (rc != EXIT_BADINPUT && rc != EXIT_SYSTEM))
+		return rc;
+	if (log_verbosity >= 0 && !json_output_active())
+		printf("the mode is recorded, but not applied: the boot configuration is as it was (see the error)\n");
+	return EXIT_RECORDED;
+}
+
 /* An error before the report is filled: the object says only that. */
 static int early_end(struct context *ctx, const struct apply_options *o, int rc)
 {
+	rc = recorded_code(o, rc);
 	if (ctx->json)
 		json_report_emit(o->report ? o->report : json_report_new(ctx, "apply"), rc);
 	return rc;
@@ -358,7 +370,7 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 		return no_program(ctx, o, &ev);
 	bool changed = any_change(&ev);
 	unsigned ran = 0;
-	bool wrote = false;
+	bool wrote = false, applied = false;
 	if (o->dry_run && !ctx->json) {
 		/* what the kernels get first (GRUB's lines before and after),
 		 * then the files' diffs */
@@ -370,6 +382,8 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 	} else if (any_work(ctx, o, &ev)) {
 		r = commit(ctx, &ev, o, &ran);
 		wrote = true;
+		/* a failed commit is rolled back: as it was */
+		applied = r >= 0;
 	}
 	struct json_object *obj = ctx->json ? (o->report ? o->report : json_report_new(ctx, "apply")) : NULL;
 	if (r >= 0 && obj) {
@@ -431,6 +445,8 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 	int rc = r < 0 ? -r : EXIT_OK;
 	if (rc == EXIT_OK && ev.no_boot_config)
 		rc = no_boot_config(ctx, o, &ev);
+	if (!applied)
+		rc = recorded_code(o, rc);
 	evaluation_free(&ev);
 	if (obj)
 		json_report_emit(obj, rc);

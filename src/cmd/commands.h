@@ -39,6 +39,9 @@ struct apply_options {
 	bool regenerate;   /* --regenerate: always, with --root in a private mount namespace */
 	bool hook;
 	struct json_object *report; /* --json: the object to fill (set's); NULL: apply's own */
+	/* set's: the mode was just recorded; bad input or a system failure
+	 * that leaves the boot configuration as it was is EXIT_RECORDED */
+	bool recorded;
 };
 int apply_run(struct context *ctx, const struct apply_options *o);
 

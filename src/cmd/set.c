@@ -301,10 +301,11 @@ int cmd_set(struct context *ctx, int argc, char **argv)
 		if (obj && r >= 0)
 			json_report_evaluation(obj, ctx, &ev);
 		evaluation_free(&ev);
-		int code = r < 0 ? -r : over ? EXIT_DRIFT : EXIT_OK;
+		int code = r < 0 ? (wrote && (r == -EXIT_BADINPUT || r == -EXIT_SYSTEM) ? EXIT_RECORDED : -r)
+			   : over ? EXIT_DRIFT : EXIT_OK;
 		if (obj)
 			return json_report_emit(obj, code);
-		if (r < 0 && wrote && log_verbosity >= 0)
+		if (code == EXIT_RECORDED && log_verbosity >= 0)
 			printf("mode = %s is recorded, but not applied: the boot configuration is as it was (see the "
 			       "error)\n", mode);
 		if (!over && r >= 0 && log_verbosity >= 0)
@@ -312,6 +313,6 @@ int cmd_set(struct context *ctx, int argc, char **argv)
 		return code;
 	}
 	evaluation_free(&ev);
-	struct apply_options o = { .report = obj };
+	struct apply_options o = { .report = obj, .recorded = wrote };
 	return apply_run(ctx, &o);
 }

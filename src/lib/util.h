@@ -18,6 +18,10 @@ enum exit_code {
 	EXIT_BADINPUT = 3,
 	EXIT_SYSTEM = 4,
 	EXIT_REBOOT = 5,
+	/* set: the mode is recorded in the policy file, but applying it
+	 * failed (bad input or a system failure, said): the boot
+	 * configuration is as it was */
+	EXIT_RECORDED = 6,
 };
 
 #define _cleanup_(f) __attribute__((cleanup(f)))
