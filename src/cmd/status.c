@@ -65,6 +65,25 @@ static bool slot_unknown(const struct evaluation *ev, const struct slot *s)
 	return false;
 }
 
+/* Folding of long lists without -v: more kernels than this, more slots
+ * than this (of which this many in sync are shown) */
+#define FOLD_KERNELS 3
+#define FOLD_SLOTS 12
+#define FOLD_SLOTS_SHOWN 4
+
+static bool same_decision(const struct kernel_decision *a, const struct kernel_decision *b)
+{
+	return a->d.state == b->d.state && a->d.keep == b->d.keep && a->d.mode == b->d.mode;
+}
+
+/* " and N more" for one printf (lives until the next call) */
+static const char *and_more(size_t n)
+{
+	static char buf[32];
+	snprintf(buf, sizeof(buf), " and %zu more", n);
+	return buf;
+}
+
 static const char *state_upper(enum memcg_state s) { return s == STATE_ON ? "ON" : "OFF"; }
 
 /* The answer first: what the next boot gives memcg and the rule that
@@ -158,9 +177,27 @@ int cmd_status(struct context *ctx, int argc, char **argv)
 	print_headline(ctx, &ev);
 	printf("Root: %s%s\n", esc(ctx->root.path),
 	       ctx->root.live ? " (live system)" : ctx->root.chroot ? " (a chroot: read as an image)" : "");
+	/* long lists folded (-v: everything): the default and the running
+	 * kernel in full, the others a line each; slots that are in sync
+	 * after the first few counted */
+	bool fold = log_verbosity < 1;
 	printf("Kernels:\n");
-	for (size_t i = 0; i < ev.n_kd; i++)
-		print_kernel(&ev, &ev.kd[i]);
+	for (size_t i = 0; ev.kd && i < ev.n_kd; i++) {
+		const struct kernel_decision *kd = &ev.kd[i];
+		if (!fold || ev.n_kd <= FOLD_KERNELS || kd == ev.def || kd->k->running || kd->unknown) {
+			print_kernel(&ev, kd);
+			continue;
+		}
+		/* a run of folded kernels with the same decision: one line */
+		size_t n = 1;
+		while (i + n < ev.n_kd && same_decision(&ev.kd[i + n], kd) && ev.kd + i + n != ev.def &&
+		       !ev.kd[i + n].k->running && !ev.kd[i + n].unknown)
+			n++;
+		printf("  %s%s: decision %s%s (mode %s; -v shows %s)\n", esc(kd->k->version),
+		       n > 1 ? and_more(n - 1) : "", memcg_state_name(kd->d.state), kd->d.keep ? ", keep" : "",
+		       policy_mode_name(kd->d.mode), n > 1 ? "their facts" : "its facts");
+		i += n - 1;
+	}
 	if (ctx->root.live) {
 		printf("Running:\n");
 		printf("  memcg:         %s (%s)\n", run_state_name(ctx->sys.running),
@@ -182,14 +219,22 @@ int cmd_status(struct context *ctx, int argc, char **argv)
 	printf("Boot slots:\n");
 	if (ev.slots.n == 0)
 		printf("  none found\n");
+	size_t shown_in_sync = 0, folded = 0;
 	for (size_t i = 0; i < ev.slots.n; i++) {
 		const struct slot *s = &ev.slots.v[i];
 		const char *state = s->unmanaged || !slot_unknown(&ev, s) ? slot_state_name(ev.ch[i].state) : "unknown";
+		if (fold && ev.slots.n > FOLD_SLOTS && ev.ch[i].state == SLOT_IN_SYNC && !s->unmanaged &&
+		    shown_in_sync++ >= FOLD_SLOTS_SHOWN) {
+			folded++;
+			continue;
+		}
 		printf("  %-14s %-9s %s%s%s%s\n", slot_kind_name(s->kind), state, esc(s->path),
 		       s->kernel ? " [" : "", s->kernel ? esc(s->kernel) : "", s->kernel ? "]" : "");
 		if (slot_note(s, &ev.ch[i]))
 			printf("  %-14s %-9s   %s\n", "", "", esc(slot_note(s, &ev.ch[i])));
 	}
+	if (folded)
+		printf("  ... and %zu more in sync (-v lists them)\n", folded);
 	for (size_t i = 0; i < ev.slots.rejected.n; i++)
 		printf("  rejected:      %s\n", esc(ev.slots.rejected.v[i]));
 	grub_status(&ctx->root, &ev.slots, ev.ch);

@@ -91,6 +91,26 @@ rm "$root/boot/config-6.7.4-200.fc39.x86_64"
 golden status-missing-config-default "$MEMCG_POLICY" --root "$root" status
 golden apply-missing-config "$MEMCG_POLICY" --root "$root" apply
 
+# --- a long tree (16 kernels, a BLS entry each): without -v the other
+# kernels are a line each and the slots in sync after the first few are
+# counted; -v shows everything
+root=$(mkroot)
+mid=6a9857a393724b7a981ebb5b8495b9ea
+echo "$mid" >"$root/etc/machine-id"
+mkdir -p "$root/boot/loader/entries"
+for i in $(seq 10 25); do
+	v="6.$i.0-100.fc40.x86_64"
+	add_kernel "$root" "$v" "$CFG/debian12-amd64.config"
+	printf 'title Fedora Linux (%s)\nversion %s\nlinux /vmlinuz-%s\noptions root=/dev/vda2 ro quiet\n' "$v" "$v" "$v" \
+		>"$root/boot/loader/entries/$mid-$v.conf"
+done
+printf '[policy]\nmode = off\n' | write_policy "$root/etc/memcg-policy.conf"
+"$MEMCG_POLICY" --root "$root" apply >/dev/null 2>&1
+golden status-long-tree "$MEMCG_POLICY" --root "$root" status
+expect_exit "a long tree, status -v: exit 0" 0 "$MEMCG_POLICY" -v --root "$root" status
+expect_eq "a long tree, status -v: every kernel in full" "$(grep -c '^    config:' <<<"$OUT")" 16
+expect_eq "a long tree, status -v: every entry listed" "$(grep -c '^  bls ' <<<"$OUT")" 16
+
 # --- auto: a program that needs memcg decides, on a Raspberry Pi OS root
 root=$(mkroot)
 cp -a "$FIX/roots/rpios/." "$root/"
