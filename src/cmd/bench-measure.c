@@ -141,19 +141,40 @@ static void collect_metadata(const struct context *ctx, struct bench_run *run)
 	bench_run_set(run, "cpu", cpu);
 	_cleanup_free_ char *ncpu = xasprintf("%u", cpu_count());
 	bench_run_set(run, "nproc", ncpu);
+	/* other work on the machine as the run starts: the 1-minute load */
+	_cleanup_free_ char *loadavg = read_proc(ctx, "/proc/loadavg");
+	char load[32];
+	if (loadavg && sscanf(loadavg, "%31s", load) == 1)
+		bench_run_set(run, "load", load);
 }
 
 struct progress {
 	bool on;
-	int width; /* of the last line, to clear it */
+	int width;           /* of the last line, to clear it */
+	unsigned total;      /* iterations of every thread count */
+	unsigned before;     /* those of the thread counts already run */
+	struct timespec t0;  /* when the first began */
 };
 
+static double since(const struct timespec *t0)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* Called as each iteration begins: where it is, and once one is done, an
+ * estimate of the time left (from the time per iteration so far). */
 static void show_progress(unsigned threads, unsigned iteration, unsigned iterations, void *data)
 {
 	struct progress *p = data;
 	if (!p->on)
 		return;
-	int n = fprintf(stderr, "\rthreads %u, iteration %u/%u", threads, iteration, iterations);
+	unsigned done = p->before + iteration - 1;
+	char left[48] = "";
+	if (done > 0)
+		snprintf(left, sizeof(left), ", about %.0f s left", since(&p->t0) / done * (p->total - done));
+	int n = fprintf(stderr, "\rthreads %u, iteration %u/%u%s", threads, iteration, iterations, left);
 	if (n > 0 && n - 1 < p->width)
 		fprintf(stderr, "%*s", p->width - (n - 1), "");
 	if (n > 0 && n - 1 > p->width)
@@ -303,11 +324,14 @@ int do_run(const struct context *ctx, const unsigned *threads, unsigned n_thread
 	bench_run_set(&run, "threads", list.s);
 	sb_free(&list);
 
-	struct progress progress = { .on = log_verbosity >= 0 && isatty(STDERR_FILENO) };
+	struct progress progress = { .on = log_verbosity >= 0 && isatty(STDERR_FILENO),
+				     .total = n_threads * iterations };
+	clock_gettime(CLOCK_MONOTONIC, &progress.t0);
 	struct pft_result *res = xcalloc(n_threads, sizeof(*res));
 	int rc = EXIT_OK;
 	unsigned done = 0;
 	for (; done < n_threads; done++) {
+		progress.before = done * iterations;
 		int r = pft_run(threads[done], (size_t)size, iterations, show_progress, &progress, &res[done]);
 		if (r < 0) {
 			clear_progress(&progress);

@@ -265,6 +265,39 @@ void bench_compare_warnings(const struct bench_run *a, const struct bench_run *b
 		if (!has_spread(runs[k]))
 			strv_push(out, xasprintf("%c has no spread figures (Min, Stddev, CoeffVar, Max): saved by an "
 						 "earlier version", k ? 'B' : 'A'));
+	/* what memcg costs is told by two runs that differ in it */
+	const char *ma = bench_run_get(a, "memcg"), *mb = bench_run_get(b, "memcg");
+	if (ma && mb && streq(ma, mb))
+		strv_push(out, xasprintf("both runs had memcg %s: their difference is not memcg's cost, only how "
+					 "much two runs differ here",
+					 ma));
+	/* other work on the machine while a run ran */
+	for (size_t k = 0; k < 2; k++) {
+		const char *load = bench_run_get(runs[k], "load"), *nproc = bench_run_get(runs[k], "nproc");
+		double l, n;
+		if (load && nproc && sscanf(load, "%lf", &l) == 1 && sscanf(nproc, "%lf", &n) == 1 && n > 0 &&
+		    l > n / 4)
+			strv_push(out, xasprintf("%c ran with a load of %s on %s CPUs: other work competed with it, "
+						 "and its figures are noisier",
+						 k ? 'B' : 'A', load, nproc));
+	}
+	/* a difference within the runs' own spread is noise */
+	for (size_t i = 0; i < a->n_metrics; i++) {
+		const struct bench_metric *h = &a->metrics[i];
+		if (!streq(h->stat, "hmean") || strncmp(h->name, "faults/cpu-", 11) != 0)
+			continue;
+		const struct bench_metric *hb = bench_run_find(b, "hmean", h->name);
+		const struct bench_metric *ca = bench_run_find(a, "coeffvar", h->name);
+		const struct bench_metric *cb = bench_run_find(b, "coeffvar", h->name);
+		double pct;
+		if (!hb || !ca || !cb || !bench_pct(h->value, hb->value, &pct))
+			continue;
+		double noise = ca->value > cb->value ? ca->value : cb->value;
+		if (fabs(pct) <= noise)
+			strv_push(out, xasprintf("%s: the difference (%+.2f%%) is within the runs' noise (CoeffVar "
+						 "%.2f%% and %.2f%%): run more iterations, or both again",
+						 h->name, pct, ca->value, cb->value));
+	}
 }
 
 bool bench_pct(double a, double b, double *pct)

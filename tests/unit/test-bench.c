@@ -141,6 +141,46 @@ TEST(compare_seed_line)
 	bench_run_free(&b);
 }
 
+/* the warnings of --compare: the same memcg state in both runs, a loaded
+ * machine, a difference within the runs' own spread; none for two clean
+ * runs that differ in memcg by more than their noise */
+static char *warnings_of(const char *a_text, const char *b_text)
+{
+	struct bench_run a = {0}, b = {0};
+	CHECK_INT(parse(a_text, &a), 0);
+	CHECK_INT(parse(b_text, &b), 0);
+	struct strv w = {0};
+	bench_compare_warnings(&a, &b, &w);
+	struct strbuf sb = {0};
+	for (size_t i = 0; i < w.n; i++)
+		sb_appendf(&sb, "%s\n", w.v[i]);
+	strv_free(&w);
+	bench_run_free(&a);
+	bench_run_free(&b);
+	return sb_take(&sb);
+}
+
+TEST(compare_warnings)
+{
+#define RUN(memcg, load, hmean, cv)                                                                              \
+	"memcg-policy-bench 1\nkernel: 6.1.0\nmemcg: " memcg "\nnproc: 2\nload: " load "\nmin faults/cpu-1 1\nhmean faults/cpu-1 " hmean \
+	"\nstddev faults/cpu-1 1\ncoeffvar faults/cpu-1 " cv "\nmax faults/cpu-1 1\n"
+	char *w = warnings_of(RUN("on", "0.10", "1000000", "1.0"), RUN("off", "0.20", "1100000", "1.5"));
+	CHECK_STR(w, "");
+	free(w);
+	w = warnings_of(RUN("on", "0.10", "1000000", "1.0"), RUN("on", "0.20", "1100000", "1.5"));
+	CHECK(strstr(w, "both runs had memcg on: their difference is not memcg's cost") != NULL);
+	free(w);
+	w = warnings_of(RUN("on", "1.65", "1000000", "1.0"), RUN("off", "0.20", "1100000", "1.5"));
+	CHECK_STR(w, "A ran with a load of 1.65 on 2 CPUs: other work competed with it, and its figures are noisier\n");
+	free(w);
+	w = warnings_of(RUN("on", "0.10", "1000000", "3.0"), RUN("off", "0.20", "1020000", "1.5"));
+	CHECK_STR(w, "faults/cpu-1: the difference (+2.00%) is within the runs' noise (CoeffVar 3.00% and 1.50%): run "
+		     "more iterations, or both again\n");
+	free(w);
+#undef RUN
+}
+
 TEST(tiny_real_run)
 {
 	struct pft_result r;
@@ -179,4 +219,4 @@ TEST(json_numbers_shortest)
 }
 
 TEST_MAIN(T(json_numbers_shortest), T(hmean_of_rates), T(format_and_parse_round_trip), T(parse_errors),
-	  T(parse_tolerates_comments_blanks_crlf), T(pct), T(compare_seed_line), T(tiny_real_run))
+	  T(parse_tolerates_comments_blanks_crlf), T(pct), T(compare_seed_line), T(compare_warnings), T(tiny_real_run))
