@@ -3,13 +3,15 @@
 # what the kernel got (its command line, the memory row of /proc/cgroups,
 # the cgroup2 root's controllers) and what the installed memcg-policy says
 # (check's exit code) to the serial console, one "MEMCG: key=value" line
-# each, then powers the machine off.
+# each, then powers the machine off. printf, not echo: dash's echo reads
+# backslash escapes, and systemd-boot's command line holds the entry's
+# initrd path with backslashes ("initrd=\c8f5...\" ended the line at \c).
 exec >/dev/ttyS0 2>&1
 echo "MEMCG: begin"
-echo "MEMCG: kernel=$(uname -r)"
-echo "MEMCG: cmdline=$(cat /proc/cmdline)"
-echo "MEMCG: cgroups-memory=$(grep '^memory[[:space:]]' /proc/cgroups | tr '\t' ' ')"
-echo "MEMCG: controllers=$(cat /sys/fs/cgroup/cgroup.controllers 2>/dev/null || echo none)"
+printf 'MEMCG: kernel=%s\n' "$(uname -r)"
+printf 'MEMCG: cmdline=%s\n' "$(cat /proc/cmdline)"
+printf 'MEMCG: cgroups-memory=%s\n' "$(grep '^memory[[:space:]]' /proc/cgroups | tr '\t' ' ')"
+printf 'MEMCG: controllers=%s\n' "$(cat /sys/fs/cgroup/cgroup.controllers 2>/dev/null || echo none)"
 if command -v memcg-policy >/dev/null 2>&1; then
 	memcg-policy check >/run/memcg-check.out 2>&1
 	rc=$?

@@ -394,6 +394,10 @@ journey_grub() {
 	same_file "/etc/default/grub is the admin's, byte for byte" "$W/$SYS/snap-admin/grub" /etc/default/grub
 	expect_token "the default menu entry loses cgroup_disable=memory" "$(first_linux)" cgroup_disable=memory no
 	expect_token "the admin's other arguments stay" "$(first_linux)" console=ttyS0 yes
+	# the admin's own update-grub: the drop-in says what it takes out
+	sys_ok admin-update-grub-after update-grub
+	expect_out "update-grub shows what the drop-in took out of the admin's GRUB_CMDLINE_LINUX" \
+		"memcg-policy: GRUB_CMDLINE_LINUX: cgroup_disable=memory taken out for the menu"
 	boot_and_check "$new" on 0 cgroup_disable=memory no
 
 	want_step 5 || return 0
@@ -535,20 +539,31 @@ journey_sdboot() {
 	boot_and_check "$new" on 0 cgroup_disable=memory no
 
 	want_step 5 || return 0
-	STEP="5 (a later edit of the admin's, then revert)"
+	STEP="5 (set off, a later edit of the admin's, set on and off, then revert)"
 	S="$W/$SYS/5-revert" && mkdir -p "$S"
-	# after the tool's edits the admin changes /etc/kernel/cmdline and
-	# remakes the entry: revert works on the file as it is now and keeps
-	# the change (restoring the bytes from before the first apply would
-	# lose loglevel=4)
+	# with the tool's token in /etc/kernel/cmdline, the admin adds
+	# loglevel=4 there; the tool writes the file twice more (set on, set
+	# off) and the admin remakes the entry of the new kernel; revert works
+	# on the files as they are now: it takes out the tool's token and keeps
+	# the admin's edit made between two applies (restoring the bytes from
+	# before the first apply would lose loglevel=4)
+	sys_ok set-off-again memcg-policy set off
+	expect_token "set off: /etc/kernel/cmdline has cgroup_disable=memory again" "$(cat "$MNT/etc/kernel/cmdline")" cgroup_disable=memory yes
 	sed -i '1s/$/ loglevel=4/' "$MNT/etc/kernel/cmdline"
+	sys_ok set-on-between memcg-policy set on
+	expect_token "set on after the edit: the token leaves /etc/kernel/cmdline" "$(cat "$MNT/etc/kernel/cmdline")" cgroup_disable=memory no
+	sys_ok set-off-between memcg-policy set off
+	expect_token "set off again: /etc/kernel/cmdline keeps loglevel=4" "$(cat "$MNT/etc/kernel/cmdline")" loglevel=4 yes
 	sys_ok admin-kernel-install kernel-install add "$new" "/boot/vmlinuz-$new" "/boot/initrd.img-$new"
 	expect_token "the admin's kernel-install gives the entry of $new loglevel=4" "$(entry_options "$new")" loglevel=4 yes
-	snap_sdboot admin || return 1
+	sed '1s/$/ loglevel=4/' "$W/$SYS/snap-before/cmdline" >"$W/$SYS/admin-cmdline"
 	sys_ok revert memcg-policy revert
-	same_file "/etc/kernel/cmdline is the admin's, with the later edit, byte for byte" "$W/$SYS/snap-admin/cmdline" /etc/kernel/cmdline
+	expect_out "revert says it took the token out of /etc/kernel/cmdline" "/etc/kernel/cmdline"
+	same_file "/etc/kernel/cmdline is the admin's with the later edit, without the tool's token, byte for byte" \
+		"$W/$SYS/admin-cmdline" /etc/kernel/cmdline
 	expect_token "the entry of $old has no cgroup_disable=memory" "$(entry_options "$old")" cgroup_disable=memory no
 	expect_token "the entry of $new keeps the admin's loglevel=4" "$(entry_options "$new")" loglevel=4 yes
+	expect_token "the entry of $new has no cgroup_disable=memory" "$(entry_options "$new")" cgroup_disable=memory no
 	boot_and_check "$new" on - loglevel=4 yes
 	expect_token "cgroup_disable=memory is not on the booted kernel's command line" \
 		"$(memcg_field "$S/boot/serial.log" cmdline)" cgroup_disable=memory no
@@ -563,7 +578,7 @@ journey_sdboot() {
 		[ -n "$f" ] && [ ! -d "$MNT$f" ] && [ -e "$MNT$f" ] && left+=("$f")
 	done <"$W/$SYS/package-files"
 	expect_eq "$SYS $STEP: no file of the package left after purge" "${left[*]}" ""
-	same_file "/etc/kernel/cmdline is the admin's (the later edit kept)" "$W/$SYS/snap-admin/cmdline" /etc/kernel/cmdline
+	same_file "/etc/kernel/cmdline is the admin's (the later edit kept)" "$W/$SYS/admin-cmdline" /etc/kernel/cmdline
 	expect_token "the entry of $old as before: no cgroup_disable=memory" "$(entry_options "$old")" cgroup_disable=memory no
 }
 
