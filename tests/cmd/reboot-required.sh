@@ -111,3 +111,41 @@ expect_eq "--root set off: exit 0" "$RC" 0
 check "--root set off: the image's cmdline changed" grep -q cgroup_disable=memory "$root/etc/kernel/cmdline"
 check "--root set off: no /run/reboot-required on the host" test ! -e "$flag"
 check "--root set off: none in the image either" test ! -e "$root/run/reboot-required"
+
+# The real consumer: unattended-upgrades' own code, which reboots a
+# machine with Automatic-Reboot set when /var/run/reboot-required is
+# there (/var/run is /run). Run in the namespace against the note the
+# tool left, with /sbin/shutdown a stand-in that records how it was
+# called.
+if [ ! -x /usr/bin/unattended-upgrade ] || ! /usr/bin/python3 -c 'import apt_pkg' 2>/dev/null || [ ! -e /sbin/shutdown ]; then
+	fail "unattended-upgrades (and python3-apt, /sbin/shutdown) are installed (.ci/packages)"
+	exit 0
+fi
+printf '#!/bin/sh\necho "$@" >>%s/shutdown.calls\n' "$W" >"$W/shutdown"
+chmod 0755 "$W/shutdown"
+uu_reboot() { # the decision unattended-upgrades takes at the end of its run
+	rm -f "$W/shutdown.calls"
+	# shellcheck disable=SC2016 # the script's variables are its own
+	unshare -m --propagation private bash -c '
+		w=$1
+		mount --bind "$w/run" /run || exit 90
+		mount --bind "$w/shutdown" /sbin/shutdown || exit 90
+		exec /usr/bin/python3 -c "
+import importlib.machinery, importlib.util
+loader = importlib.machinery.SourceFileLoader(\"uu\", \"/usr/bin/unattended-upgrade\")
+spec = importlib.util.spec_from_loader(\"uu\", loader)
+uu = importlib.util.module_from_spec(spec)
+loader.exec_module(uu)
+import apt_pkg
+apt_pkg.init_config()
+apt_pkg.config.set(\"Unattended-Upgrade::Automatic-Reboot\", \"true\")
+uu.reboot_if_requested_and_needed()
+"' - "$W" >"$W/uu.out" 2>&1
+}
+live set off
+uu_reboot
+expect_eq "unattended-upgrades, after set off: it reboots the machine (shutdown -r now)" \
+	"$(cat "$W/shutdown.calls" 2>&1)" "-r now"
+live set on
+uu_reboot
+check "unattended-upgrades, after set on (no reboot needed): it does not reboot" test ! -e "$W/shutdown.calls"
