@@ -1,7 +1,8 @@
 # tests/boot/lib.sh - the machinery of the boot tests, sourced by run.sh:
 # fetching the Debian kernel and systemd-boot, the guest initramfs, the
-# ESP and GRUB disk images, running QEMU and reading the guest's report.
-# Nothing here knows about memcg-policy; run.sh holds the cases.
+# ESP and GRUB disk images, running QEMU and reading the guest's report,
+# and the initramfs that carries memcg-policy into a guest (the power-loss
+# tier, bench/guest-onoff.sh); run.sh holds the cases.
 # shellcheck shell=bash
 
 # ---------------------------------------------------------------- logging
@@ -114,6 +115,40 @@ build_initramfs() {
 		install -m 0755 "$HERE/init" "$d/init" &&
 		mknod -m 0600 "$d/dev/console" c 5 1 &&
 		(cd "$d" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -9 >"$out"
+	local rc=$?
+	rm -rf "$d"
+	return $rc
+}
+
+# The libraries memcg-policy opens at run time (by soname, src/io/dynlib.c)
+DLOPENED="libz.so.1 liblzma.so.5 libzstd.so.1 liblz4.so.1 libbz2.so.1.0 liblzo2.so.2 libblkid.so.1 libjson-c.so.5
+libkmod.so.2"
+
+# build_tool_initramfs OUT INIT PROGRAM [MODULES]: a gzip'd newc cpio with
+# busybox, INIT as /init, PROGRAM as /bin/memcg-policy with every shared
+# library it links or opens at run time (each with what it links), and
+# the MODULES directory as /lib/modules (the power-loss guest's disks).
+build_tool_initramfs() {
+	local out=$1 init=$2 prog=$3 mods=${4:-} d lib
+	d=$(mktemp -d "$WORK/initramfs.XXXXXX") || return 1
+	mkdir -p "$d/bin" "$d/dev" "$d/proc" "$d/sys" "$d/lib" &&
+		cp /bin/busybox "$d/bin/busybox" &&
+		install -m 0755 "$init" "$d/init" &&
+		install -m 0755 "$prog" "$d/bin/memcg-policy" &&
+		mknod -m 0600 "$d/dev/console" c 5 1 || return 1
+	if [ -n "$mods" ]; then cp -a "$mods" "$d/lib/" || return 1; fi
+	local -a objs=("$prog")
+	for lib in $DLOPENED; do
+		lib=$(ldconfig -p | awk -v n="$lib" '$1 == n && /x86-64/ { print $NF; exit }')
+		[ -n "$lib" ] || return 1
+		objs+=("$lib")
+	done
+	for lib in $(for o in "${objs[@]}"; do echo "$o"; ldd "$o"; done |
+		awk '/=>/ { print $3; next } /^[[:space:]]*\// { print $1 } /^\// { print $1 }' | sort -u); do
+		[ "$lib" = "$prog" ] && continue
+		mkdir -p "$d$(dirname "$lib")" && cp -L "$lib" "$d$lib" || return 1
+	done
+	(cd "$d" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 >"$out"
 	local rc=$?
 	rm -rf "$d"
 	return $rc

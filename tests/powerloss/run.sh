@@ -67,38 +67,6 @@ fetch_modules() {
 }
 
 # The libraries memcg-policy loads with dlopen (by soname), not seen by ldd.
-DLOPENED="libz.so.1 liblzma.so.5 libzstd.so.1 liblz4.so.1 libbz2.so.1.0 liblzo2.so.2 libblkid.so.1 libjson-c.so.5
-libkmod.so.2"
-# build_guest OUT: the initramfs: busybox, the power-loss /init, the
-# modules, memcg-policy and the shared libraries it loads.
-build_guest() {
-	local out=$1 d lib
-	d=$(mktemp -d "$WORK/initramfs.XXXXXX") || return 1
-	mkdir -p "$d/bin" "$d/dev" "$d/proc" "$d/sys" "$d/lib" &&
-		cp /bin/busybox "$d/bin/busybox" &&
-		install -m 0755 "$HERE/init" "$d/init" &&
-		install -m 0755 "$MP" "$d/bin/memcg-policy" &&
-		mknod -m 0600 "$d/dev/console" c 5 1 &&
-		cp -a "$CACHE/modules-$KVER/lib/modules" "$d/lib/" || return 1
-	# the program and the libraries it opens at run time (by soname), each
-	# with what it links
-	local -a objs=("$MP")
-	for lib in $DLOPENED; do
-		lib=$(ldconfig -p | awk -v n="$lib" '$1 == n && /x86-64/ { print $NF; exit }')
-		[ -n "$lib" ] || return 1
-		objs+=("$lib")
-	done
-	for lib in $(for o in "${objs[@]}"; do echo "$o"; ldd "$o"; done |
-		awk '/=>/ { print $3; next } /^[[:space:]]*\// { print $1 } /^\// { print $1 }' | sort -u); do
-		[ "$lib" = "$MP" ] && continue
-		mkdir -p "$d$(dirname "$lib")" && cp -L "$lib" "$d$lib" || return 1
-	done
-	(cd "$d" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 >"$out"
-	local rc=$?
-	rm -rf "$d"
-	return $rc
-}
-
 # ------------------------------------------------------------------ disks
 
 # The tree: 4 installed kernels, 100 snapshot entries (openSUSE's sdbootutil
@@ -327,7 +295,8 @@ if ! { rm -rf "$W" && mkdir -p "$W"; }; then fail "work directory $W"; finish; f
 T0=$(date +%s)
 fetch_assets >"$W/fetch.log" 2>&1 || { fail "the Debian kernel is fetched" "$(tail -n 5 "$W/fetch.log")"; finish; }
 fetch_modules >>"$W/fetch.log" 2>&1 || { fail "its modules are fetched" "$(tail -n 5 "$W/fetch.log")"; finish; }
-build_guest "$W/initrd.gz" || { fail "the guest's initramfs builds"; finish; }
+build_tool_initramfs "$W/initrd.gz" "$HERE/init" "$MP" "$CACHE/modules-$KVER/lib/modules" ||
+	{ fail "the guest's initramfs builds"; finish; }
 variants || { fail "the pristine and off contents of the entries"; finish; }
 if ! { make_tree "$W/tree" && make_images "$W/tree"; }; then fail "the disk images"; finish; fi
 note "kernel $KVER; seed $SEED; $KILLS kills; work $W"
