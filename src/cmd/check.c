@@ -47,7 +47,7 @@ int cmd_check(struct context *ctx, int argc, char **argv)
 		return -diag_error(EXIT_USAGE, "check: --prometheus needs a file name");
 	if (nfd && !*nfd)
 		return -diag_error(EXIT_USAGE, "check: --nfd needs a file name");
-	struct evaluation ev;
+	_cleanup_evaluation_ struct evaluation ev = {0};
 	int r = evaluate(ctx, kernel, &ev);
 	int rc = r < 0 ? -r : !ev.in_sync ? EXIT_DRIFT : ev.reboot_pending ? EXIT_REBOOT : EXIT_OK;
 	if (prometheus) {
@@ -68,13 +68,10 @@ int cmd_check(struct context *ctx, int argc, char **argv)
 	}
 	if (monitoring) {
 		print_plugin_line(ctx, r < 0 ? NULL : &ev, rc);
-		evaluation_free(&ev);
 		return (int)plugin_status_of(rc);
 	}
-	if (r < 0) {
-		evaluation_free(&ev);
+	if (r < 0)
 		return rc;
-	}
 	if (ctx->json) {
 		struct json_object *o = json_report_new(ctx, "check");
 		json_report_evaluation(o, ctx, &ev);
@@ -110,6 +107,5 @@ int cmd_check(struct context *ctx, int argc, char **argv)
 			printf("in sync; reboot needed: the running kernel has memcg %s\n",
 			       run_state_name(ctx->sys.running));
 	}
-	evaluation_free(&ev);
 	return rc;
 }

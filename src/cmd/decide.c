@@ -29,12 +29,10 @@ int cmd_decide(struct context *ctx, int argc, char **argv)
 	}
 	if (!no_more_args(argc, argv))
 		return EXIT_USAGE;
-	struct evaluation ev;
+	_cleanup_evaluation_ struct evaluation ev = {0};
 	int r = evaluate(ctx, kernel, &ev);
-	if (r < 0) {
-		evaluation_free(&ev);
+	if (r < 0)
 		return -r;
-	}
 	const struct kernel_decision *kd = ev.def;
 	for (size_t i = 0; i < kd->d.warnings.n; i++)
 		diag_warn("%s", kd->d.warnings.v[i]);
@@ -62,6 +60,5 @@ int cmd_decide(struct context *ctx, int argc, char **argv)
 				printf("keep: nothing is added or removed\n");
 		}
 	}
-	evaluation_free(&ev);
 	return EXIT_OK;
 }

@@ -162,16 +162,13 @@ int cmd_status(struct context *ctx, int argc, char **argv)
 	/* shown with the rest, one short error each (not for --json, whose
 	 * kernels[] has no unknown default) */
 	ctx->configs_may_be_missing = !ctx->json;
-	struct evaluation ev;
+	_cleanup_evaluation_ struct evaluation ev = {0};
 	int r = evaluate(ctx, NULL, &ev);
-	if (r < 0) {
-		evaluation_free(&ev);
+	if (r < 0)
 		return -r;
-	}
 	if (ctx->json) {
 		struct json_object *o = json_report_new(ctx, "status");
 		json_report_evaluation(o, ctx, &ev);
-		evaluation_free(&ev);
 		return json_report_emit(o, EXIT_OK);
 	}
 	print_headline(ctx, &ev);
@@ -256,7 +253,6 @@ int cmd_status(struct context *ctx, int argc, char **argv)
 	}
 	if (ctx->root.live)
 		printf("Reboot pending: %s\n", ev.reboot_pending ? "yes" : "no");
-	evaluation_free(&ev);
 	/* the errors (diag) say which configs are missing */
 	return unknown ? EXIT_BADINPUT : EXIT_OK;
 }

@@ -9,25 +9,24 @@
 #include "lib/diag.h"
 #include "lib/util.h"
 
+/* Each loader runs once: *_loaded says that what it allocated is to be
+ * freed (context_unload), *_result what the load gave, which every later
+ * call returns (a failed load is never taken for a done one). */
 int context_load_policy(struct context *ctx)
 {
 	if (ctx->policy_loaded)
-		return 0;
+		return ctx->policy_result;
 	policy_init(&ctx->policy);
 	ctx->policy_loaded = true;
-	return policy_load_as_if(&ctx->root, ctx->config_path, ctx->policy_as_if, ctx->policy_as_if_len, &ctx->policy);
+	ctx->policy_result =
+		policy_load_as_if(&ctx->root, ctx->config_path, ctx->policy_as_if, ctx->policy_as_if_len, &ctx->policy);
+	return ctx->policy_result;
 }
 
-int context_load_kernels(struct context *ctx, const char *only_kernel)
+static int load_kernels(struct context *ctx, const char *only_kernel)
 {
-	if (ctx->kernels_loaded)
-		return 0;
-	int r = context_load_policy(ctx);
-	if (r < 0)
-		return r;
-	ctx->kernels_loaded = true;
 	kernels_read_symbols_always(false);
-	r = kernels_load(&ctx->root, only_kernel, &ctx->kernels);
+	int r = kernels_load(&ctx->root, only_kernel, &ctx->kernels);
 	if (r < 0)
 		return r;
 	kernels_apply_policy(&ctx->kernels, &ctx->policy, ctx->configs_may_be_missing);
@@ -37,15 +36,28 @@ int context_load_kernels(struct context *ctx, const char *only_kernel)
 	return 0;
 }
 
+int context_load_kernels(struct context *ctx, const char *only_kernel)
+{
+	if (ctx->kernels_loaded)
+		return ctx->kernels_result;
+	int r = context_load_policy(ctx);
+	if (r < 0)
+		return r;
+	ctx->kernels_loaded = true;
+	ctx->kernels_result = load_kernels(ctx, only_kernel);
+	return ctx->kernels_result;
+}
+
 int context_load_system(struct context *ctx)
 {
 	if (ctx->sys_loaded)
-		return 0;
+		return ctx->sys_result;
 	int r = context_load_policy(ctx);
 	if (r < 0)
 		return r;
 	ctx->sys_loaded = true;
-	return probe_system(&ctx->root, &ctx->policy, &ctx->sys);
+	ctx->sys_result = probe_system(&ctx->root, &ctx->policy, &ctx->sys);
+	return ctx->sys_result;
 }
 
 void context_unload(struct context *ctx)

@@ -18,19 +18,22 @@ struct context {
 
 	struct root root;        /* opened by main before any command */
 	struct policy policy;
-	bool policy_loaded;
+	bool policy_loaded;      /* allocated: context_unload frees it */
+	int policy_result;       /* what loading it gave (0 or -exit code) */
 	/* set --dry-run: the administrator's policy file as it would be
 	 * written (facts/policy.h policy_load_as_if); NULL: as on disk */
 	const char *policy_as_if;
 	size_t policy_as_if_len;
 	struct kernel_list kernels;
 	bool kernels_loaded;
+	int kernels_result;
 	/* status: a kernel whose config is found nowhere is shown with its
 	 * memcg default unknown (one short error, the places under -v), not
 	 * a stop before anything is shown */
 	bool configs_may_be_missing;
 	struct system_facts sys;
 	bool sys_loaded;
+	int sys_result;
 };
 
 /* Loaders; each runs once and returns 0 or a negative exit code (the error

@@ -220,10 +220,11 @@ static json_object *bytes_json(const char *s, size_t len)
 	return jchk(json_object_new_string_len(s ? s : "", (int)(s ? len : 0)));
 }
 
-static const struct journal *sort_j;
-static int cmp_entry(const void *a, const void *b)
+/* qsort_r's: entry indexes by path */
+static int cmp_entry(const void *a, const void *b, void *journal)
 {
-	return strcmp(sort_j->v[*(const size_t *)a].path, sort_j->v[*(const size_t *)b].path);
+	const struct journal *j = journal;
+	return strcmp(j->v[*(const size_t *)a].path, j->v[*(const size_t *)b].path);
 }
 
 char *journal_serialize(const struct journal *j, size_t *len)
@@ -234,9 +235,8 @@ char *journal_serialize(const struct journal *j, size_t *len)
 	size_t *idx = xcalloc(j->n, sizeof(size_t));
 	for (size_t i = 0; i < j->n; i++)
 		idx[i] = i;
-	sort_j = j;
 	if (j->n)
-		qsort(idx, j->n, sizeof(size_t), cmp_entry);
+		qsort_r(idx, j->n, sizeof(size_t), cmp_entry, (void *)j);
 	for (size_t k = 0; k < j->n; k++) {
 		const struct journal_entry *e = &j->v[idx[k]];
 		json_object *o = jchk(json_object_new_object());

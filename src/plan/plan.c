@@ -282,7 +282,7 @@ static void plan_free(struct evaluation *ev)
 	ev->def = NULL;
 	memset(&ev->grub, 0, sizeof(ev->grub));
 	ev->ch = NULL;
-	ev->in_sync = ev->reboot_pending = ev->running_known = ev->no_boot_config = ev->grub_no_program = false;
+	ev->in_sync = ev->reboot_pending = ev->no_boot_config = ev->grub_no_program = false;
 	free(ev->kernel_ignored);
 	ev->kernel_ignored = NULL;
 }

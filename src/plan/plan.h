@@ -33,14 +33,16 @@ struct evaluation {
 	 * gives it and runs otherwise all the same: what wins, as a sentence
 	 * (never in sync: the next boot of that kernel has it again) */
 	char *kernel_ignored;
-	bool running_known;
 };
 
 /* Loads policy, kernels (only_kernel limits them), system facts and slots,
  * decides every kernel and plans every slot. Pure after the loading.
  * Returns 0 or a negative exit code (already reported). */
 int evaluate(struct context *ctx, const char *only_kernel, struct evaluation *ev);
+/* Frees what an evaluation holds and zeroes it: safe to call again */
 void evaluation_free(struct evaluation *ev);
+/* An evaluation freed when it goes out of scope */
+#define _cleanup_evaluation_ _cleanup_(evaluation_free)
 
 /* After a commit that wrote every changed slot's new content, and nothing
  * else (no menu regenerated): the evaluation a new look would give,

@@ -75,7 +75,6 @@ void judge_running(const struct context *ctx, struct evaluation *ev)
 			struct kernel_decision *kd = &ev->kd[i];
 			if (!kd->k->running || kd->unknown)
 				continue;
-			ev->running_known = true;
 			enum memcg_state now = ctx->sys.running == RUN_ON ? STATE_ON : STATE_OFF;
 			if (now == kd->d.state)
 				continue;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "lib/diag.h"
+#include "facts/context.h"
 #include "facts/kconfig.h"
 #include "facts/policy.h"
 #include "test.h"
@@ -870,7 +871,37 @@ TEST(load_config_file)
 	free(fifo);
 }
 
+/* The context's loaders run once: a second call gives what the first
+ * gave, a failure included (they said "loaded" before loading, and a
+ * second call after a failure returned 0 with what was half read). */
+TEST(context_loaders_give_their_first_result_again)
+{
+	char *dir = make_tmpdir();
+	char *d = xasprintf("%s/etc", dir);
+	mkdir(d, 0755);
+	free(d);
+	char *f = xasprintf("%s/etc/memcg-policy.conf", dir);
+	write_file(f, "[policy]\nmode = sometimes\n", 0644);
+	free(f);
+	struct context ctx = { .lock_fd = -1 };
+	CHECK_INT(root_open(&ctx.root, dir), 0);
+	CHECK_INT(context_load_policy(&ctx), -EXIT_BADINPUT);
+	CHECK_INT(context_load_policy(&ctx), -EXIT_BADINPUT);
+	CHECK_INT(context_load_kernels(&ctx, NULL), -EXIT_BADINPUT);
+	context_unload(&ctx);
+	/* a good policy, no kernel in the root */
+	f = xasprintf("%s/etc/memcg-policy.conf", dir);
+	write_file(f, "[policy]\nmode = on\n", 0644);
+	free(f);
+	CHECK_INT(context_load_policy(&ctx), 0);
+	CHECK_INT(context_load_kernels(&ctx, NULL), -EXIT_BADINPUT);
+	CHECK_INT(context_load_kernels(&ctx, NULL), -EXIT_BADINPUT);
+	context_free(&ctx);
+	diag_reset();
+	free(dir);
+}
+
 TEST_MAIN(T(defaults), T(names), T(every_key), T(value_spellings), T(comments_and_indentation),
 	  T(crlf_bom_and_last_line), T(long_lines), T(error_lines), T(bad_values), T(duplicates),
 	  T(error_leaves_policy_unchanged), T(merge_order), T(kernel_globs), T(shipped_conf),
-	  T(set_mode_text), T(load_from_root), T(load_config_file))
+	  T(set_mode_text), T(load_from_root), T(load_config_file), T(context_loaders_give_their_first_result_again))
