@@ -275,7 +275,9 @@ void decide(const struct policy *p, const struct decide_kernel *k, const struct 
 	}
 	}
 	want_state(p, k, want, d);
-	if (want == STATE_OFF && mode == MODE_OFF && sys)
+	/* off as asked (a kernel that stays on all the same is warned of
+	 * otherwise): what needs memcg fails after the next boot */
+	if (want == STATE_OFF && mode == MODE_OFF && d->state == STATE_OFF && sys)
 		needs_warning(sys, d);
 	if (d->state != want) {
 		const char *asked = d->reasons.v[d->why];

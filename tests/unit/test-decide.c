@@ -241,6 +241,34 @@ TEST(decide_table)
 		printf("%s: decide: %s\n", check_row(&rows[i]) ? "PASS" : "FAIL", rows[i].name);
 }
 
+/* mode = off on a kernel whose built-in line overrides the loader's (memcg
+ * stays on): no warning that what needs memcg will fail, since it will
+ * not; the override is warned of */
+TEST(decide_off_but_stays_on_no_needs_warning)
+{
+	struct decide_kernel k = K_MAINLINE;
+	k.builtin_cmdline = "root=/dev/vda1";
+	k.builtin_mode = BUILTIN_OVERRIDE;
+	struct policy p;
+	policy_init(&p);
+	p.mode = MODE_OFF;
+	struct system_facts sys;
+	sys_facts(SYS_PROGRAM, &sys);
+	struct decision d;
+	decide(&p, &k, &sys, NULL, &d);
+	CHECK_INT(d.state, STATE_ON);
+	bool needs = false, override = false;
+	for (size_t i = 0; i < d.warnings.n; i++) {
+		needs |= strstr(d.warnings.v[i], "needs it") != NULL;
+		override |= strstr(d.warnings.v[i], "ignores the boot loader's arguments") != NULL;
+	}
+	CHECK(!needs);
+	CHECK(override);
+	decision_free(&d);
+	strv_free(&sys.programs);
+	policy_free(&p);
+}
+
 /* accounting = lite adds the cheaper middle ground where memcg is turned on */
 TEST(decide_lite)
 {
@@ -400,6 +428,7 @@ int main(void)
 		{ "decide: built-in command lines", decide_builtin_cmdline },
 		{ "decide: [kernel GLOB] sections", decide_kernel_section },
 		{ "decide: long policy paths keep FILE:LINE", decide_long_origin },
+		{ "decide: off on a kernel that stays on: no needs warning", decide_off_but_stays_on_no_needs_warning },
 	};
 	return test_run_all(cases, ARRAY_SIZE(cases));
 }
