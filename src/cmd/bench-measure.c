@@ -153,15 +153,8 @@ struct progress {
 	int width;           /* of the last line, to clear it */
 	unsigned total;      /* iterations of every thread count */
 	unsigned before;     /* those of the thread counts already run */
-	struct timespec t0;  /* when the first began */
+	double t0;           /* when the first began (CLOCK_MONOTONIC) */
 };
-
-static double since(const struct timespec *t0)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
-}
 
 /* Called as each iteration begins: where it is, and once one is done, an
  * estimate of the time left (from the time per iteration so far). */
@@ -173,7 +166,8 @@ static void show_progress(unsigned threads, unsigned iteration, unsigned iterati
 	unsigned done = p->before + iteration - 1;
 	char left[48] = "";
 	if (done > 0)
-		snprintf(left, sizeof(left), ", about %.0f s left", since(&p->t0) / done * (p->total - done));
+		snprintf(left, sizeof(left), ", about %.0f s left",
+			 (clock_seconds(CLOCK_MONOTONIC) - p->t0) / done * (p->total - done));
 	int n = fprintf(stderr, "\rthreads %u, iteration %u/%u%s", threads, iteration, iterations, left);
 	if (n > 0 && n - 1 < p->width)
 		fprintf(stderr, "%*s", p->width - (n - 1), "");
@@ -326,7 +320,7 @@ int do_run(const struct context *ctx, const unsigned *threads, unsigned n_thread
 
 	struct progress progress = { .on = log_verbosity >= 0 && isatty(STDERR_FILENO),
 				     .total = n_threads * iterations };
-	clock_gettime(CLOCK_MONOTONIC, &progress.t0);
+	progress.t0 = clock_seconds(CLOCK_MONOTONIC);
 	struct pft_result *res = xcalloc(n_threads, sizeof(*res));
 	int rc = EXIT_OK;
 	unsigned done = 0;

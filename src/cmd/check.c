@@ -16,6 +16,18 @@
 #include "io/txn.h"
 #include "lib/util.h"
 
+/* A file of the check's state for another program (--prometheus, --nfd),
+ * written whole; text is freed. A failure to write it is the run's. */
+static void write_state_file(const char *path, char *text, int *r, int *rc)
+{
+	int w = write_host_file_atomic(path, text, strlen(text), 0644);
+	free(text);
+	if (w < 0) {
+		*rc = -w;
+		*r = w;
+	}
+}
+
 int cmd_check(struct context *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -50,22 +62,10 @@ int cmd_check(struct context *ctx, int argc, char **argv)
 	_cleanup_evaluation_ struct evaluation ev = {0};
 	int r = evaluate(ctx, kernel, &ev);
 	int rc = r < 0 ? -r : !ev.in_sync ? EXIT_DRIFT : ev.reboot_pending ? EXIT_REBOOT : EXIT_OK;
-	if (prometheus) {
-		_cleanup_free_ char *text = prometheus_text(ctx, r < 0 ? NULL : &ev, rc, (long long)time(NULL));
-		int w = write_host_file_atomic(prometheus, text, strlen(text), 0644);
-		if (w < 0) {
-			rc = -w;
-			r = w;
-		}
-	}
-	if (nfd) {
-		_cleanup_free_ char *text = nfd_feature_text(ctx, r < 0 ? NULL : &ev);
-		int w = write_host_file_atomic(nfd, text, strlen(text), 0644);
-		if (w < 0) {
-			rc = -w;
-			r = w;
-		}
-	}
+	if (prometheus)
+		write_state_file(prometheus, prometheus_text(ctx, r < 0 ? NULL : &ev, rc, (long long)time(NULL)), &r, &rc);
+	if (nfd)
+		write_state_file(nfd, nfd_feature_text(ctx, r < 0 ? NULL : &ev), &r, &rc);
 	if (monitoring) {
 		print_plugin_line(ctx, r < 0 ? NULL : &ev, rc);
 		return (int)plugin_status_of(rc);

@@ -90,7 +90,7 @@ static const char *state_upper(enum memcg_state s) { return s == STATE_ON ? "ON"
  * decides it (or why the boot configuration does not carry it), the
  * running state and whether a reboot is needed, every warning. The
  * detail follows. */
-static void print_headline(const struct context *ctx, const struct evaluation *ev)
+static void print_headline(const struct context *ctx, const struct evaluation *ev, const char *not_carried)
 {
 	const struct kernel_decision *def = ev->def;
 	if (!def)
@@ -105,10 +105,8 @@ static void print_headline(const struct context *ctx, const struct evaluation *e
 	if (def->unknown)
 		problem = xasprintf("no kernel config for %s: [kernel %s] default = on (or off) in the policy decides it",
 				    def->k->version, def->k->version);
-	else if (ev->no_boot_config)
-		problem = no_boot_config_text(ctx, ev);
-	else if (ev->grub_no_program)
-		problem = grub_no_program_text(ctx);
+	else if (not_carried)
+		problem = xstrdup(not_carried);
 	else if (ev->kernel_ignored && !nb.ignored)
 		problem = xstrdup(ev->kernel_ignored);
 	bool in_sync = !problem && (ev->in_sync || nb.ignored);
@@ -171,7 +169,9 @@ int cmd_status(struct context *ctx, int argc, char **argv)
 		json_report_evaluation(o, ctx, &ev);
 		return json_report_emit(o, EXIT_OK);
 	}
-	print_headline(ctx, &ev);
+	/* why nothing carries the decision, said at the top and at the end */
+	_cleanup_free_ char *not_carried = not_carried_text(ctx, &ev);
+	print_headline(ctx, &ev, not_carried);
 	printf("Root: %s%s\n", esc(ctx->root.path),
 	       ctx->root.live ? " (live system)" : ctx->root.chroot ? " (a chroot: read as an image)" : "");
 	/* long lists folded (-v: everything): the default and the running
@@ -240,12 +240,8 @@ int cmd_status(struct context *ctx, int argc, char **argv)
 		unknown += ev.kd[i].unknown;
 	if (unknown) {
 		printf("In sync: no: %zu kernel%s without a config\n", unknown, unknown == 1 ? "" : "s");
-	} else if (ev.no_boot_config) {
-		_cleanup_free_ char *what = no_boot_config_text(ctx, &ev);
-		printf("In sync: no: %s\n", esc(what));
-	} else if (ev.grub_no_program) {
-		_cleanup_free_ char *what = grub_no_program_text(ctx);
-		printf("In sync: no: %s\n", esc(what));
+	} else if (not_carried) {
+		printf("In sync: no: %s\n", esc(not_carried));
 	} else if (ev.kernel_ignored) {
 		printf("In sync: no: %s\n", esc(ev.kernel_ignored));
 	} else {

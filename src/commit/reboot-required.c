@@ -13,7 +13,7 @@
 #include "lib/diag.h"
 #include "lib/util.h"
 
-#define DIR "/run"
+#define NOTE_DIR "/run"
 #define PKG "memcg-policy"
 #define FLAG_TEXT "*** System restart required ***\n"
 
@@ -48,10 +48,10 @@ static bool has_line(const char *text, size_t len, const char *line)
 	return false;
 }
 
-/* DIR/NAME written whole (io/txn.h), mode 0644. */
+/* NOTE_DIR/NAME written whole (io/txn.h), mode 0644. */
 static int write_whole(const char *name, const char *data, size_t len)
 {
-	_cleanup_free_ char *path = path_join(DIR, name);
+	_cleanup_free_ char *path = path_join(NOTE_DIR, name);
 	diag_errors_as_warnings(true);
 	int r = write_host_file_atomic(path, data, len, 0644);
 	diag_errors_as_warnings(false);
@@ -60,7 +60,7 @@ static int write_whole(const char *name, const char *data, size_t len)
 
 static int remove_file(const char *name)
 {
-	_cleanup_free_ char *path = path_join(DIR, name);
+	_cleanup_free_ char *path = path_join(NOTE_DIR, name);
 	if (unlink(path) < 0 && errno != ENOENT) {
 		diag_warn("%s: %s", path, strerror(errno));
 		return -1;
@@ -70,7 +70,7 @@ static int remove_file(const char *name)
 
 static int add_note(void)
 {
-	_cleanup_free_ char *list = path_join(DIR, "reboot-required.pkgs");
+	_cleanup_free_ char *list = path_join(NOTE_DIR, "reboot-required.pkgs");
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
 	int r = read_list(list, &text, &len);
@@ -85,7 +85,7 @@ static int add_note(void)
 		if (r < 0)
 			return r;
 	}
-	_cleanup_free_ char *flag = path_join(DIR, "reboot-required");
+	_cleanup_free_ char *flag = path_join(NOTE_DIR, "reboot-required");
 	if (access(flag, F_OK) == 0)
 		return 0;
 	return write_whole("reboot-required", FLAG_TEXT, strlen(FLAG_TEXT));
@@ -93,7 +93,7 @@ static int add_note(void)
 
 static int take_note_back(void)
 {
-	_cleanup_free_ char *list = path_join(DIR, "reboot-required.pkgs");
+	_cleanup_free_ char *list = path_join(NOTE_DIR, "reboot-required.pkgs");
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
 	int r = read_list(list, &text, &len);

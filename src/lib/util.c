@@ -303,23 +303,29 @@ const char *esc(const char *text)
 	return ring[i];
 }
 
+/* "memcg-policy: MESSAGE" on stderr, names from a root (which may hold
+ * control bytes) escaped for the terminal */
+_printf_(1, 0) static void log_line(const char *fmt, va_list ap)
+{
+	char *msg = NULL;
+	if (vasprintf(&msg, fmt, ap) < 0 || !msg)
+		return;
+	char *shown = text_escape(msg);
+	fprintf(stderr, "%s: %s\n", program_name, shown);
+	free(shown);
+	free(msg);
+}
+
 bool log_progress_off;
 
 void log_progress(const char *fmt, ...)
 {
 	if (log_verbosity < 0 || log_progress_off)
 		return;
-	char *msg = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	int r = vasprintf(&msg, fmt, ap);
+	log_line(fmt, ap);
 	va_end(ap);
-	if (r < 0 || !msg)
-		return;
-	char *shown = text_escape(msg);
-	fprintf(stderr, "%s: %s\n", program_name, shown);
-	free(shown);
-	free(msg);
 }
 
 void log_verbose_lines(const char *prog, const char *text)
@@ -338,18 +344,10 @@ void log_verbose(const char *fmt, ...)
 {
 	if (log_verbosity < 1)
 		return;
-	char *msg = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	int r = vasprintf(&msg, fmt, ap);
+	log_line(fmt, ap);
 	va_end(ap);
-	if (r < 0 || !msg)
-		return;
-	/* names from a root may hold control bytes: escaped for the terminal */
-	char *shown = text_escape(msg);
-	fprintf(stderr, "%s: %s\n", program_name, shown);
-	free(shown);
-	free(msg);
 }
 
 /* Test only: the variable name=N (milliseconds, at most 60000) makes the

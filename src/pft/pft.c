@@ -28,7 +28,7 @@ struct pft_worker {
 	int err;                /* first errno; the thread then only keeps step */
 };
 
-static double clock_seconds(clockid_t clock)
+double clock_seconds(clockid_t clock)
 {
 	struct timespec ts;
 	clock_gettime(clock, &ts);

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <stddef.h>
+#include <time.h>
 
 struct pft_result {
 	unsigned threads;
@@ -22,6 +23,9 @@ struct pft_result {
 	double user, system;    /* getrusage(RUSAGE_SELF) over the whole run, seconds */
 	double elapsed;         /* wall seconds over the whole run */
 };
+
+/* A clock's time in seconds (CLOCK_MONOTONIC for intervals). */
+double clock_seconds(clockid_t clock);
 
 /* Called before each iteration (iteration counts from 1). */
 typedef void (*pft_progress_fn)(unsigned threads, unsigned iteration, unsigned iterations, void *data);

@@ -63,13 +63,8 @@ void print_plugin_line(const struct context *ctx, const struct evaluation *ev, i
 			   memcg_state_name(kd->d.state), kd->k->version, memcg_state_name(nb.running));
 		break;
 	default: {
-		if (ev->no_boot_config) {
-			_cleanup_free_ char *what = no_boot_config_text(ctx, ev);
-			sb_append(&sb, what);
-			break;
-		}
-		if (ev->grub_no_program) {
-			_cleanup_free_ char *what = grub_no_program_text(ctx);
+		_cleanup_free_ char *what = not_carried_text(ctx, ev);
+		if (what) {
 			sb_append(&sb, what);
 			break;
 		}

@@ -46,6 +46,15 @@ char *no_boot_config_text(const struct context *ctx, const struct evaluation *ev
 			 d, kd ? memcg_state_name(kd->d.state) : "?", kd ? kd->k->version : "?");
 }
 
+char *not_carried_text(const struct context *ctx, const struct evaluation *ev)
+{
+	if (ev->no_boot_config)
+		return no_boot_config_text(ctx, ev);
+	if (ev->grub_no_program)
+		return grub_no_program_text(ctx);
+	return NULL;
+}
+
 char *grub_no_program_text(const struct context *ctx)
 {
 	_cleanup_free_ char *d = root_name(ctx);

@@ -90,3 +90,7 @@ char *no_boot_config_text(const struct context *ctx, const struct evaluation *ev
 /* An image whose GRUB data carries tokens, without the program its GRUB
  * drop-in runs (evaluation.grub_no_program): what to say and do. */
 char *grub_no_program_text(const struct context *ctx);
+/* Why nothing the tool may write carries the decision to the next boot
+ * (no_boot_config, else grub_no_program): the one of the two texts above
+ * that applies, or NULL. */
+char *not_carried_text(const struct context *ctx, const struct evaluation *ev);
