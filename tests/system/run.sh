@@ -157,6 +157,15 @@ boot_and_check() {
 	open_system "$IMG" || { fail "$SYS $STEP: the image opens again after the boot"; return 1; }
 }
 
+# status_headline VER STATE MODE: status's first line on the system, the
+# answer: the next boot's memcg and the policy line that decides it
+status_headline() {
+	sys_run status memcg-policy status
+	expect_eq "$SYS $STEP: status leads with the next boot's memcg and the rule that decides it" \
+		"$(head -n 1 <<<"$OUT" | sed 's/conf:[0-9]*)$/conf:N)/')" \
+		"Next boot ($1): memcg $2 — mode = $3 (/etc/memcg-policy.conf:N)"
+}
+
 # want_step N: step N is to run (MEMCG_SYSTEM_UNTIL=N stops after it).
 want_step() { [ "$1" -le "${MEMCG_SYSTEM_UNTIL:-6}" ]; }
 
@@ -360,6 +369,7 @@ journey_grub() {
 	same_file "/etc/default/grub unchanged (the drop-in carries the change)" "$W/$SYS/snap-before/grub" /etc/default/grub
 	expect_token "the default menu entry gets cgroup_disable=memory" "$(first_linux)" cgroup_disable=memory yes
 	expect_token "the admin's arguments stay in the menu entry" "$(first_linux)" console=ttyS0 yes
+	status_headline "$old" OFF off
 	boot_and_check "$old" off 0 cgroup_disable=memory yes
 
 	want_step 3 || return 0
@@ -486,6 +496,7 @@ journey_sdboot() {
 	expect_token "the entry of $old gets cgroup_disable=memory" "$(entry_options "$old")" cgroup_disable=memory yes
 	expect_token "the admin's arguments stay in the entry" "$(entry_options "$old")" console=ttyS0 yes
 	expect_token "/etc/kernel/cmdline gets cgroup_disable=memory" "$(cat "$MNT/etc/kernel/cmdline")" cgroup_disable=memory yes
+	status_headline "$old" OFF off
 	boot_and_check "$old" off 0 cgroup_disable=memory yes
 
 	want_step 3 || return 0
