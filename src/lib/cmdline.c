@@ -688,3 +688,24 @@ char *cmdline_join(const struct cmdline *c)
 	}
 	return sb_take(&sb);
 }
+
+void cmdline_faults(const char *line, const struct strv *add, const struct strv *remove, struct strv *missing,
+		    struct strv *unwanted)
+{
+	struct cmdline c;
+	cmdline_split(line, strlen(line), &c);
+	for (size_t i = 0; i < add->n; i++)
+		if (!cmdline_has_arg(&c, add->v[i]))
+			strv_pushdup(missing, add->v[i]);
+	for (size_t i = 0; i < remove->n; i++) {
+		const char *eq = strchr(remove->v[i], '=');
+		if (!eq)
+			continue;
+		_cleanup_free_ char *name = xstrndup(remove->v[i], (size_t)(eq - remove->v[i]));
+		_cleanup_free_ char *items = xstrdup(eq + 1);
+		for (char *save = NULL, *it = strtok_r(items, ",", &save); it; it = strtok_r(NULL, ",", &save))
+			if (cmdline_has_item(&c, name, it))
+				strv_push(unwanted, xasprintf("%s=%s", name, it));
+	}
+	cmdline_free(&c);
+}

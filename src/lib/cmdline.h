@@ -65,6 +65,13 @@ bool cmdline_has_item(const struct cmdline *c, const char *name, const char *ite
  * that name and no '='. Empty items are ignored. */
 bool cmdline_has_arg(const struct cmdline *c, const char *arg);
 
+/* What a whole command line lacks and has against tokens to add and
+ * remove ("name=item" or "name=a,b", as cmdline_edit reads them): each add
+ * token it lacks goes to missing, each remove item it has to unwanted (as
+ * "name=item"). */
+void cmdline_faults(const char *line, const struct strv *add, const struct strv *remove, struct strv *missing,
+		    struct strv *unwanted);
+
 /* The edit: the rebuilt line, given
  *   remove: "name=item" strings (or "name=item1,item2": each item): from
  *           every kernel token with that name, every copy of the item is

@@ -142,27 +142,6 @@ void grub_menu_lines(const char *text, size_t len, menu_line_fn fn, void *data)
 	}
 }
 
-/* missing add tokens and present remove items of a command line */
-static void line_faults(const char *line, const struct decision *d, struct strv *missing, struct strv *unwanted)
-{
-	struct cmdline c;
-	cmdline_split(line, strlen(line), &c);
-	for (size_t i = 0; i < d->add.n; i++)
-		if (!cmdline_has_arg(&c, d->add.v[i]))
-			strv_pushdup(missing, d->add.v[i]);
-	for (size_t i = 0; i < d->remove.n; i++) {
-		const char *eq = strchr(d->remove.v[i], '=');
-		if (!eq)
-			continue;
-		_cleanup_free_ char *name = xstrndup(d->remove.v[i], (size_t)(eq - d->remove.v[i]));
-		_cleanup_free_ char *items = xstrdup(eq + 1);
-		for (char *save = NULL, *it = strtok_r(items, ",", &save); it; it = strtok_r(NULL, ",", &save))
-			if (cmdline_has_item(&c, name, it))
-				strv_push(unwanted, xasprintf("%s=%s", name, it));
-	}
-	cmdline_free(&c);
-}
-
 struct verify {
 	decision_lookup_fn lookup;
 	void *data;
@@ -191,7 +170,7 @@ static bool verify_line(void *data, const struct menu_line *m)
 	v->total++;
 	v->recovery_total += m->recovery;
 	struct strv missing = {0}, unwanted = {0};
-	line_faults(m->cmdline, d, &missing, &unwanted);
+	cmdline_faults(m->cmdline, &d->add, &d->remove, &missing, &unwanted);
 	if (missing.n || unwanted.n) {
 		v->bad++;
 		if (m->recovery)
