@@ -104,7 +104,7 @@ lint: $(BUILD)/memcg-policy
 	printf '%s\n' $(SRCS) | xargs -P "$$(nproc)" -n 6 sh -c 'clang-tidy -quiet "$$@" -- -std=gnu11 \
 	  -D_GNU_SOURCE -DVERSION='"'"'"$(VERSION)"'"'"' $(INCLUDES) $(PKG_CFLAGS) -I$(BUILD)/gen' clang-tidy
 	shellcheck -s sh grub.d/99-memcg-policy.cfg hooks/*
-	shellcheck -x tests/*.sh tests/cmd/*.sh tests/boot/*.sh tests/pkg/*.sh tests/ansible/*.sh tests/system/*.sh tests/powerloss/*.sh tests/powerloss/init bench/guest-init bench/*.sh
+	shellcheck -x tests/*.sh tests/cmd/*.sh tests/boot/*.sh tests/pkg/*.sh tests/ansible/*.sh tests/system/*.sh tests/powerloss/*.sh tests/powerloss/init tests/uki/*.sh bench/guest-init bench/*.sh
 	mandoc -Tlint -Wwarning man/memcg-policy.8 man/memcg-policy.conf.5
 	@echo "lint: clean"
 

@@ -12,6 +12,7 @@
 #
 # What goes where:
 #   $(SBINDIR)/memcg-policy                              (install-bin)
+#   $(LIBDIR_KERNEL)/install.d/55-memcg-policy.install   kernel-install plugin (UKIs)
 #   $(LIBDIR_KERNEL)/install.d/95-memcg-policy.install   kernel-install plugin
 #   $(KERNEL_POSTINST_DIR)/50-memcg-policy               Debian kernel hook
 #   $(GRUB_DROPIN_DIR)/99-memcg-policy.cfg               GRUB drop-in (Debian)
@@ -47,6 +48,7 @@ endef
 .PHONY: install uninstall
 
 install: install-bin
+	$(call install_script,hooks/55-memcg-policy.install,$(DESTDIR)$(LIBDIR_KERNEL)/install.d/55-memcg-policy.install)
 	$(call install_script,hooks/95-memcg-policy.install,$(DESTDIR)$(LIBDIR_KERNEL)/install.d/95-memcg-policy.install)
 ifneq ($(strip $(KERNEL_POSTINST_DIR)),)
 	$(call install_script,hooks/50-memcg-policy.postinst,$(DESTDIR)$(KERNEL_POSTINST_DIR)/50-memcg-policy)
@@ -81,6 +83,7 @@ endif
 # admin's from then on). Boot configuration the tool wrote stays as it is:
 # `memcg-policy revert` before uninstalling takes it out.
 uninstall: uninstall-bin
+	rm -f $(DESTDIR)$(LIBDIR_KERNEL)/install.d/55-memcg-policy.install
 	rm -f $(DESTDIR)$(LIBDIR_KERNEL)/install.d/95-memcg-policy.install
 ifneq ($(strip $(KERNEL_POSTINST_DIR)),)
 	rm -f $(DESTDIR)$(KERNEL_POSTINST_DIR)/50-memcg-policy

@@ -50,11 +50,13 @@ static const struct command commands[] = {
 	  "  --no-apply      only record the mode; do not apply it\n"
 	  "  --dry-run       print what it would record and the diff of every file apply\n"
 	  "                  would then change; write nothing\n", 1, 1, "", "expected one of on, off, auto" },
-	{ "revert", cmd_revert, "[--dry-run] [--kernel VER] [--policy]",
+	{ "revert", cmd_revert, "[--dry-run] [--kernel VER] [--policy] [--regenerate]",
 	  "take out every argument the tool wrote, restore what it removed",
 	  "  --dry-run       print what it would change; write nothing\n"
 	  "  --kernel VER    only the slots of the installed kernel VER\n"
-	  "  --policy        also record mode = auto, so that the policy does not put them back\n", 0, 0, " kernel ", NULL },
+	  "  --policy        also record mode = auto, so that the policy does not put them back\n"
+	  "  --regenerate    regenerate GRUB's menu and rebuild UKIs even with --root\n"
+	  "                  (the image's own tools, in a private mount namespace)\n", 0, 0, " kernel ", NULL },
 	{ "bench", cmd_bench, "[OPTIONS] | --compare A B", "page-fault microbenchmark", NULL,
 	  0, 1, " threads size iterations save compare -t -s -i ", NULL },
 	{ "grub-cmdline", cmd_grub_cmdline, "[--no-add] VALUE", "plumbing for the GRUB drop-in",

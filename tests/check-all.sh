@@ -9,7 +9,9 @@
 #                  the kernel's own parser on generated edits (check-kparse),
 #                  real Debian systems built, walked through and booted
 #                  (check-system), power cuts of a QEMU guest in the
-#                  middle of apply (check-powerloss)
+#                  middle of apply (check-powerloss), unified kernel
+#                  images rebuilt by a Debian 13 root's kernel-install
+#                  (check-uki)
 #                  and the linters (lint).
 # Prints each stage's count and, last, the combined "N passed, N failed".
 set -u
@@ -70,6 +72,7 @@ if [ "${1:-}" = all ]; then
 	stage "power loss under QEMU" "$make" -s check-powerloss
 	if [ -f mk/fuzz.mk ]; then stage "fuzzing round" "$make" -s check-fuzz; fi
 	stage "kernel parser judges the edits" "$make" -s check-kparse
+	stage "UKIs rebuilt on a Debian 13 root" "$make" -s check-uki
 	stage "linters" "$make" -s lint
 fi
 echo "$total_p passed, $total_f failed"

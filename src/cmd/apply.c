@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "cmd/commands.h"
@@ -20,6 +21,7 @@
 #include "show/report.h"
 #include "plan/revert.h"
 #include "slots/table.h"
+#include "slots/uki.h"
 #include "io/spawn.h"
 #include "io/txn.h"
 #include "lib/util.h"
@@ -39,17 +41,22 @@ static void print_changes(const struct evaluation *ev)
 	}
 }
 
-/* A generated GRUB menu that does not carry the decision, where this run
- * may regenerate it: that is part of applying (the drop-in's output
- * changes with the policy while the drop-in itself stays the same). */
+/* A generated GRUB menu that does not carry the decision, or a UKI that
+ * a rebuild from /etc/kernel/cmdline would make carry it, where this run
+ * may regenerate them: that is part of applying (the drop-in's output
+ * changes with the policy while the drop-in itself stays the same; a UKI
+ * keeps the line it was built with). */
 static bool menu_drifts(const struct context *ctx, const struct apply_options *o, const struct evaluation *ev,
 			size_t i)
 {
 	enum tristate g = ctx->policy.regenerate;
 	if (o->no_regenerate || (!o->regenerate && (g == TRI_NO || !ctx->root.live)))
 		return false;
-	return ev->slots.v[i].kind == SLOT_GRUB_CFG &&
-	       (ev->ch[i].state == SLOT_DRIFT || ev->ch[i].state == SLOT_NOT_REGENERATED);
+	const struct slot *s = &ev->slots.v[i];
+	const struct slot_change *c = &ev->ch[i];
+	if (s->kind == SLOT_UKI)
+		return c->state == SLOT_DRIFT && c->d && uki_rebuild_helps(s, &c->d->remove);
+	return s->kind == SLOT_GRUB_CFG && (c->state == SLOT_DRIFT || c->state == SLOT_NOT_REGENERATED);
 }
 
 static bool any_change(const struct evaluation *ev)
@@ -161,21 +168,27 @@ static int write_files(struct context *ctx, struct evaluation *ev)
 	return r;
 }
 
-static int commit(struct context *ctx, struct evaluation *ev, const struct apply_options *o, unsigned *ran)
+static int commit(struct context *ctx, struct evaluation *ev, const struct apply_options *o, unsigned *ran,
+		  unsigned *rebuilt)
 {
 	bool *changed = xcalloc(ev->slots.n ? ev->slots.n : 1, sizeof(bool));
 	for (size_t i = 0; i < ev->slots.n; i++)
 		changed[i] = ev->ch[i].changed || menu_drifts(ctx, o, ev, i);
 	/* --regenerate fails before anything is written if it cannot work */
 	int r = o->regenerate ? grub_regen_preflight(&ctx->root, &ev->slots, changed) : 0;
+	if (r >= 0 && o->regenerate)
+		r = uki_rebuild_preflight(&ctx->root, &ev->slots, changed);
 	if (r >= 0 && any_change(ev))
 		r = write_files(ctx, ev);
-	if (r >= 0) {
-		enum grub_regen_mode m = o->no_regenerate ? GRUB_REGEN_NEVER :
-					 o->regenerate	  ? GRUB_REGEN_FORCE :
-							    GRUB_REGEN_POLICY;
+	enum grub_regen_mode m = o->no_regenerate ? GRUB_REGEN_NEVER :
+				 o->regenerate	  ? GRUB_REGEN_FORCE :
+						    GRUB_REGEN_POLICY;
+	if (r >= 0)
 		r = grub_after_commit(&ctx->root, &ctx->policy, &ev->slots, changed, m, ran);
-	}
+	/* UKIs after the files: kernel-install builds them from
+	 * /etc/kernel/cmdline as just written */
+	if (r >= 0)
+		r = uki_after_commit(&ctx->root, &ev->slots, changed, m, ctx->policy.regenerate == TRI_NO, rebuilt);
 	free(changed);
 	return r;
 }
@@ -251,6 +264,48 @@ static int menus_carry(const struct evaluation *ev)
 	return r;
 }
 
+/* After UKIs were rebuilt: each one read back gives its kernel the
+ * decision, else the rebuild did not do its job (a UKI of another name
+ * than kernel-install writes, a generator that does not read
+ * /etc/kernel/cmdline): exit 4, naming the UKI and what it lacks. */
+static int ukis_carry(const struct evaluation *ev)
+{
+	int r = 0;
+	for (size_t i = 0; i < ev->slots.n; i++) {
+		const struct slot *s = &ev->slots.v[i];
+		if (s->kind != SLOT_UKI || s->unmanaged || !slot_change_drifts(&ev->ch[i]))
+			continue;
+		r = diag_error(EXIT_SYSTEM, "%s: rebuilt, but %s", s->path, slot_note(s, &ev->ch[i]));
+	}
+	return r;
+}
+
+/* UKIs that still drift after the run (not rebuilt: --no-regenerate,
+ * --root without --regenerate, no way to rebuild them, an addon against
+ * the decision): their kernels boot without the decision, so the run
+ * did not carry it: exit 1 naming each, a warning and 0 under --hook
+ * (inside kernel-install the UKI being built takes the new line: only
+ * with -v). */
+static int ukis_left(const struct context *ctx, const struct apply_options *o, const struct evaluation *ev)
+{
+	const char *staging = getenv("KERNEL_INSTALL_STAGING_AREA");
+	bool inside = staging && *staging;
+	int rc = EXIT_OK;
+	for (size_t i = 0; i < ev->slots.n; i++) {
+		const struct slot *s = &ev->slots.v[i];
+		if (s->kind != SLOT_UKI || s->unmanaged || !slot_change_drifts(&ev->ch[i]))
+			continue;
+		_cleanup_free_ char *disp = root_display(&ctx->root, s->path);
+		if (inside)
+			log_verbose("%s: %s", disp, slot_note(s, &ev->ch[i]));
+		else if (o->hook)
+			diag_warn("%s: not carrying the decision: %s", disp, slot_note(s, &ev->ch[i]));
+		else
+			rc = diag_error(EXIT_DRIFT, "%s: not carrying the decision: %s", disp, slot_note(s, &ev->ch[i]));
+	}
+	return rc < 0 ? -rc : rc;
+}
+
 /* An image whose GRUB drop-in would find no program: refused before the
  * lock is taken, exit 3, nothing written (nothing would reach the menu). */
 static int no_program(struct context *ctx, const struct apply_options *o, struct evaluation *ev)
@@ -292,8 +347,11 @@ static int print_dry_run_end(struct context *ctx, const struct apply_options *o,
 	next_boot_of(ctx, ev, &before);
 	if (!evaluation_can_follow_commit(ev)) {
 		enum memcg_state after = ev->def->d.state;
-		printf("once applied and the menu regenerated, next boot%s (%s): memcg %s", ctx->root.live ? "" : " of the image",
-		       esc(ev->def->k->version), memcg_state_name(after));
+		bool ukis = false;
+		for (size_t i = 0; i < ev->slots.n && !ukis; i++)
+			ukis = menu_drifts(ctx, o, ev, i) && ev->slots.v[i].kind == SLOT_UKI;
+		printf("once applied and %s, next boot%s (%s): memcg %s", ukis ? "its UKIs rebuilt" : "the menu regenerated",
+		       ctx->root.live ? "" : " of the image", esc(ev->def->k->version), memcg_state_name(after));
 		if (before.known && before.state != after)
 			printf(" (now: %s)", memcg_state_name(before.state));
 		printf("\n");
@@ -369,7 +427,7 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 	if (ev.grub_no_program)
 		return no_program(ctx, o, &ev);
 	bool changed = any_change(&ev);
-	unsigned ran = 0;
+	unsigned ran = 0, rebuilt = 0;
 	bool wrote = false, applied = false;
 	if (o->dry_run && !ctx->json) {
 		/* what the kernels get first (GRUB's lines before and after),
@@ -380,7 +438,7 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 	} else if (o->dry_run) {
 		/* --json: the files in the report */
 	} else if (any_work(ctx, o, &ev)) {
-		r = commit(ctx, &ev, o, &ran);
+		r = commit(ctx, &ev, o, &ran, &rebuilt);
 		wrote = true;
 		/* a failed commit is rolled back: as it was */
 		applied = r >= 0;
@@ -394,6 +452,8 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 						 &ev.ch[i].removed);
 			else if (s->kind == SLOT_GRUB_CFG && ran > 0 && !o->dry_run)
 				json_report_file(obj, s->path, "regenerated", NULL, NULL);
+			else if (s->kind == SLOT_UKI && rebuilt > 0 && !o->dry_run && menu_drifts(ctx, o, &ev, i))
+				json_report_file(obj, s->path, "rebuilt", NULL, NULL);
 		}
 	}
 	if (r >= 0 && !o->dry_run && log_verbosity >= 0 && !(o->hook && log_verbosity < 1) && !ctx->json) {
@@ -402,13 +462,16 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 		for (size_t i = 0; i < ev.slots.n && ran > 0; i++)
 			if (ev.slots.v[i].kind == SLOT_GRUB_CFG && !ev.slots.v[i].unmanaged)
 				printf("regenerated %s\n", esc(ev.slots.v[i].path));
-		if (!changed && ran == 0 && !ev.no_boot_config)
+		for (size_t i = 0; i < ev.slots.n && rebuilt > 0; i++)
+			if (ev.slots.v[i].kind == SLOT_UKI && menu_drifts(ctx, o, &ev, i))
+				printf("rebuilt %s\n", esc(ev.slots.v[i].path));
+		if (!changed && ran == 0 && rebuilt == 0 && !ev.no_boot_config)
 			printf("nothing to change\n");
 	}
 	if (r >= 0 && wrote) {
 		/* report the state after the run: from what was written where
 		 * that is the whole of it, else by looking again */
-		if (ran == 0 && evaluation_can_follow_commit(&ev)) {
+		if (ran == 0 && rebuilt == 0 && evaluation_can_follow_commit(&ev)) {
 			r = evaluation_follow_commit(ctx, o->kernel, &ev);
 		} else {
 			evaluation_free(&ev);
@@ -417,6 +480,8 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 		}
 		if (r >= 0 && ran > 0)
 			r = menus_carry(&ev);
+		if (r >= 0 && rebuilt > 0)
+			r = ukis_carry(&ev);
 	}
 	if (r >= 0) {
 		struct next_boot nb;
@@ -445,6 +510,8 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 	int rc = r < 0 ? -r : EXIT_OK;
 	if (rc == EXIT_OK && ev.no_boot_config)
 		rc = no_boot_config(ctx, o, &ev);
+	if (rc == EXIT_OK && !o->dry_run)
+		rc = ukis_left(ctx, o, &ev);
 	if (!applied)
 		rc = recorded_code(o, rc);
 	evaluation_free(&ev);

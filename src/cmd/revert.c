@@ -25,6 +25,7 @@
 #include "show/report.h"
 #include "plan/revert.h"
 #include "slots/table.h"
+#include "slots/uki.h"
 #include "io/spawn.h"
 #include "io/txn.h"
 #include "lib/util.h"
@@ -143,7 +144,7 @@ static int commit_revert(struct context *ctx, struct journal *j, const struct re
 }
 
 /* Regeneration: the menu made anew from the restored GRUB inputs. */
-static int regenerate_menu(struct context *ctx)
+static int regenerate_menu(struct context *ctx, enum grub_regen_mode mode)
 {
 	int r = context_load_policy(ctx);
 	if (r < 0)
@@ -155,18 +156,78 @@ static int regenerate_menu(struct context *ctx)
 		for (size_t i = 0; i < l.n; i++)
 			changed[i] = slot_kind_writes(l.v[i].kind) != SLOT_WRITES_NOTHING;
 		unsigned ran = 0;
-		r = grub_after_commit(&ctx->root, &ctx->policy, &l, changed, GRUB_REGEN_POLICY, &ran);
+		r = grub_after_commit(&ctx->root, &ctx->policy, &l, changed, mode, &ran);
 		free(changed);
 	}
 	slots_free(&l);
 	return r;
 }
 
+/* UKIs built from /etc/kernel/cmdline while it had the tool's tokens keep
+ * them until rebuilt: after /etc/kernel/cmdline is reverted, each UKI
+ * whose line still has a token taken out of it (or lacks one given back)
+ * is rebuilt as apply rebuilds one, then read back: one that still has
+ * them is an error (exit 4), never "reverted" while the next boot keeps
+ * the tool's tokens. */
+static int rebuild_ukis(struct context *ctx, const struct revert_plan *p, enum grub_regen_mode mode)
+{
+	struct decision d = { 0 };
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->v[i].kind != SLOT_KERNEL_CMDLINE)
+			continue;
+		strv_pushdup_all(&d.remove, &p->v[i].taken);
+		strv_pushdup_all(&d.add, &p->v[i].put_back);
+	}
+	if (!d.remove.n && !d.add.n)
+		return 0;
+	int r = context_load_policy(ctx);
+	struct slot_list l = { 0 };
+	_cleanup_(strv_free) struct strv paths = { 0 };
+	if (r >= 0)
+		r = slots_find_ukis(&ctx->root, &ctx->policy, &l);
+	bool *changed = xcalloc(l.n ? l.n : 1, sizeof(bool));
+	size_t n = 0;
+	for (size_t i = 0; r >= 0 && i < l.n; i++) {
+		_cleanup_free_ char *why = NULL;
+		changed[i] = l.v[i].kind == SLOT_UKI && uki_state(&l.v[i], &d.add, &d.remove, &why) == SLOT_DRIFT &&
+			     uki_rebuild_helps(&l.v[i], &d.remove);
+		if (changed[i])
+			strv_pushdup(&paths, l.v[i].path);
+		n += changed[i];
+	}
+	unsigned ran = 0;
+	if (r >= 0 && n)
+		r = uki_after_commit(&ctx->root, &l, changed, mode, ctx->policy.regenerate == TRI_NO, &ran);
+	free(changed);
+	slots_free(&l);
+	/* read back: a rebuilt UKI that kept them failed its rebuild (exit
+	 * 4); one not rebuilt (--root without --regenerate, no way to
+	 * rebuild it) still boots with the tool's tokens (exit 1) */
+	if (r >= 0 && n)
+		r = slots_find_ukis(&ctx->root, &ctx->policy, &l);
+	for (size_t i = 0; r >= 0 && n && i < l.n; i++) {
+		const struct slot *s = &l.v[i];
+		_cleanup_free_ char *why = NULL;
+		bool bad = s->kind == SLOT_UKI && !s->unmanaged && uki_state(s, &d.add, &d.remove, &why) == SLOT_DRIFT;
+		_cleanup_free_ char *disp = root_display(&ctx->root, s->path);
+		if (bad && ran > 0 && strv_contains(&paths, s->path))
+			r = diag_error(EXIT_SYSTEM, "%s: rebuilt, but %s", disp, why);
+		else if (bad)
+			r = diag_error(EXIT_DRIFT, "%s: still boots with the tool's arguments: %s", disp, why);
+		else if (ran > 0 && strv_contains(&paths, s->path) && log_verbosity >= 0 && !ctx->json)
+			printf("rebuilt %s\n", esc(s->path));
+	}
+	slots_free(&l);
+	strv_free(&d.remove);
+	strv_free(&d.add);
+	return r;
+}
+
 /* Undoes the journal's records (those of kernel, if given): facts, plan,
  * the plan shown (--dry-run) or committed, then regeneration; files[] of
  * obj gets each file. Returns 0 or a negative exit code. */
-static int revert_journal(struct context *ctx, bool dry_run, const char *kernel, struct json_object *obj,
-			  bool *reverted)
+static int revert_journal(struct context *ctx, bool dry_run, const char *kernel, enum grub_regen_mode mode,
+			  struct json_object *obj, bool *reverted)
 {
 	struct journal j = { 0 };
 	int r = journal_load(&ctx->root, &j);
@@ -191,7 +252,9 @@ static int revert_journal(struct context *ctx, bool dry_run, const char *kernel,
 			*reverted = p.n > 0;
 		}
 		if (r >= 0 && p.feeds_menu)
-			r = regenerate_menu(ctx);
+			r = regenerate_menu(ctx, mode);
+		if (r >= 0)
+			r = rebuild_ukis(ctx, &p, mode);
 	}
 	revert_plan_free(&p);
 	journal_free(&j);
@@ -245,9 +308,10 @@ int cmd_revert(struct context *ctx, int argc, char **argv)
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "policy", no_argument, NULL, 'p' },
+		{ "regenerate", no_argument, NULL, 'G' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool dry_run = false, reset_policy = false;
+	bool dry_run = false, reset_policy = false, regenerate = false;
 	const char *kernel = NULL;
 	int c;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -255,6 +319,7 @@ int cmd_revert(struct context *ctx, int argc, char **argv)
 		case 'n': dry_run = true; break;
 		case 'k': kernel = optarg; break;
 		case 'p': reset_policy = true; break;
+		case 'G': regenerate = true; break;
 		default: return bad_option("revert", opts, argc, argv);
 		}
 	}
@@ -269,7 +334,7 @@ int cmd_revert(struct context *ctx, int argc, char **argv)
 	}
 	struct json_object *obj = ctx->json ? json_report_new(ctx, "revert") : NULL;
 	bool reverted = false;
-	int r = revert_journal(ctx, dry_run, kernel, obj, &reverted);
+	int r = revert_journal(ctx, dry_run, kernel, regenerate ? GRUB_REGEN_FORCE : GRUB_REGEN_POLICY, obj, &reverted);
 	bool wrote_policy = false, existed;
 	if (r >= 0 && reset_policy && !dry_run)
 		r = policy_file_set_mode(ctx, "auto", &wrote_policy, &existed);

@@ -8,6 +8,7 @@
 #include "lib/diag.h"
 #include "slots/grub/grub.h"
 #include "slots/table.h"
+#include "slots/uki.h"
 #include "lib/util.h"
 
 const struct kernel_decision *evaluation_find(const struct evaluation *ev, const char *release)
@@ -108,6 +109,10 @@ static int plan_slot(const struct evaluation *ev, const struct slot *s, struct s
 	c->d = &kd->d;
 	if (s->kind == SLOT_GRUB_CFG) {
 		c->state = grub_cfg_state(s, lookup_decision, (void *)ev, &c->note);
+		return 0;
+	}
+	if (s->kind == SLOT_UKI) {
+		c->state = kd->d.keep ? SLOT_IN_SYNC : uki_state(s, &kd->d.add, &kd->d.remove, &c->note);
 		return 0;
 	}
 	const struct decision *d = slot_kind_feeds_menu(s->kind) ? &ev->grub : &kd->d;
@@ -292,6 +297,9 @@ bool evaluation_can_follow_commit(const struct evaluation *ev)
 	for (size_t i = 0; i < ev->slots.n; i++) {
 		const struct slot *s = &ev->slots.v[i];
 		if (s->kind == SLOT_GRUB_CFG || (ev->ch[i].changed && !s->exists))
+			return false;
+		/* a UKI is rebuilt, not written: read it again */
+		if (s->kind == SLOT_UKI && slot_change_drifts(&ev->ch[i]))
 			return false;
 	}
 	return ev->def != NULL;

@@ -224,6 +224,27 @@ static struct json_object *slot_json(const struct slot *s, const struct slot_cha
 	json_object_object_add(j, "note", str_or_null(slot_note(s, c)));
 	json_object_object_add(j, "would_add", strv_json(&c->added));
 	json_object_object_add(j, "would_remove", strv_json(&c->removed));
+	const struct uki_facts *u = s->uki;
+	if (u) {
+		json_object_object_add(j, "cmdline", str_or_null(s->content));
+		struct json_object *uj = json_object_new_object();
+		json_object_object_add(uj, "cmdline", str_or_null(u->own));
+		json_object_object_add(uj, "uname", str_or_null(u->uname));
+		struct json_object *aa = json_object_new_array();
+		for (size_t i = 0; i < u->addons.n; i++) {
+			struct json_object *a = json_object_new_object();
+			json_object_object_add(a, "path", json_object_new_string(u->addons.v[i]));
+			json_object_object_add(a, "cmdline", json_object_new_string(u->addon_lines.v[i]));
+			json_object_array_add(aa, a);
+		}
+		json_object_object_add(uj, "addons", aa);
+		struct strbuf sb = { 0 };
+		for (size_t i = 0; i < u->rebuild.n; i++)
+			sb_appendf(&sb, "%s%s", i ? " " : "", u->rebuild.v[i]);
+		json_object_object_add(uj, "rebuild", u->rebuild.n ? json_object_new_string(sb.s) : NULL);
+		sb_free(&sb);
+		json_object_object_add(j, "uki", uj);
+	}
 	return j;
 }
 

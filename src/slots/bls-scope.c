@@ -134,7 +134,7 @@ char *bls_entry_kernel(const char *version, const char *linux_path)
 	return xstrdup(version);
 }
 
-/* The file name without ".conf" and a boot counter ("+3", "+2-1"). */
+/* The file name without ".conf" (".efi") and a boot counter ("+3", "+2-1"). */
 static char *name_stem(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -142,6 +142,8 @@ static char *name_stem(const char *path)
 	size_t n = strlen(name);
 	if (n > 5 && memcmp(name + n - 5, ".conf", 5) == 0)
 		n -= 5;
+	else if (n > 4 && strcasecmp(name + n - 4, ".efi") == 0)
+		n -= 4; /* a UKI's: "TOKEN-RELEASE[+COUNTER].efi" */
 	const char *plus = NULL;
 	for (size_t i = 0; i < n; i++)
 		if (name[i] == '+')

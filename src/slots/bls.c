@@ -169,24 +169,8 @@ char *bls_version_from_linux(const char *path)
 	return NULL;
 }
 
-/* The release an UKI's file name carries ("TOKEN-6.8.1-200.fc40.x86_64.efi"),
- * NULL if none. */
-static char *uki_version(const char *name)
-{
-	size_t l = strlen(name) - 4; /* ".efi" */
-	for (size_t i = 0; i + 1 < l; i++) {
-		if (name[i] != '-' || !starts_digit(name + i + 1))
-			continue;
-		char *v = xstrndup(name + i + 1, l - i - 1);
-		if (looks_like_release(v))
-			return v;
-		free(v);
-	}
-	return NULL;
-}
-
-#define UKI_NOTE "the command line is inside the UKI's .cmdline section: rebuild it " \
-		 "(e.g. with ukify or kernel-install) with /etc/kernel/cmdline"
+#define UKI_NOTE "an entry that boots a UKI through systemd-boot: the UKI's own line, addons and the " \
+		 "options passed to it are not read yet; rebuild it with /etc/kernel/cmdline"
 
 /* Does this options line end the kernel's parameters for the lines after
  * it? A bare "--" does; so does an unterminated quote: the lines are
@@ -306,12 +290,6 @@ int bls_entry_check(const char *disp, const char *text, size_t len)
 static int bls_find_in(const struct root *r, const struct policy *p, const struct bls_identity *id,
 		       const struct boot_dirs *b, struct slot_list *l);
 
-static bool is_efi_name(const char *name)
-{
-	size_t l = strlen(name);
-	return name[0] != '.' && l > 4 && strcasecmp(name + l - 4, ".efi") == 0;
-}
-
 int bls_slots_find(const struct root *r, const struct policy *p, const struct boot_dirs *b, struct slot_list *l)
 {
 	struct bls_identity id;
@@ -346,26 +324,9 @@ static int bls_find_in(const struct root *r, const struct policy *p, const struc
 				return e;
 		}
 		if (bd->has_ukis) {
-			_cleanup_free_ char *dir = path_join(bd->path, "EFI/Linux");
-			char **names;
-			int n = root_list_dir(r, dir, NULL, &names);
-			if (n < 0) {
-				_cleanup_free_ char *disp = root_display(r, dir);
-				return diag_error(root_error_exit(n), "%s: cannot list: %s", disp, root_strerror(n));
-			}
-			for (int i = 0; i < n; i++) {
-				if (!is_efi_name(names[i]))
-					continue;
-				_cleanup_free_ char *path = path_join(dir, names[i]);
-				if (!root_is_reg(r, path))
-					continue;
-				struct slot *s = slot_list_add(l, SLOT_UKI, path);
-				s->exists = true;
-				s->unmanaged = true;
-				s->kernel = uki_version(names[i]);
-				s->note = xstrdup(UKI_NOTE);
-			}
-			names_free(names, n);
+			int e = uki_slots_find(r, p, id, bd->path, l);
+			if (e < 0)
+				return e;
 		}
 	}
 	return 0;
@@ -482,7 +443,10 @@ char *bls_slot_edit(const struct slot *s, const struct decision *d, struct strv 
 
 static bool entry_usable_for_base(const struct slot *s)
 {
-	/* never another installation's entry, nor one the tool may not edit */
+	/* never another installation's entry, nor one the tool may not edit;
+	 * a UKI's own line (not its addons': they stay in force) */
+	if (s->kind == SLOT_UKI)
+		return !s->unmanaged && s->uki && s->uki->own;
 	if (s->kind != SLOT_BLS || !s->content || s->unmanaged)
 		return false;
 	_cleanup_free_ char *linux_path = bls_value(s->content, s->len, "linux");
@@ -505,7 +469,8 @@ char *bls_base_cmdline(const struct slot_list *l, const char *default_kernel, co
 		return NULL;
 	if (from_path)
 		*from_path = from->path;
-	_cleanup_free_ char *joined = options_joined(from->content, from->len);
+	_cleanup_free_ char *joined = from->kind == SLOT_UKI ? xstrdup(from->uki->own)
+							    : options_joined(from->content, from->len);
 	struct cmdline c;
 	cmdline_split(joined, strlen(joined), &c);
 	struct strbuf sb = {0};

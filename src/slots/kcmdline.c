@@ -36,8 +36,7 @@ static char *read_trimmed(const struct root *r, const char *path)
 	return v;
 }
 
-/* layout= of install.conf: 1 bls/uki, 0 another, -1 not set. */
-static int install_conf_layout(const struct root *r)
+int kernel_install_layout(const struct root *r)
 {
 	static const char *const files[] = { "/etc/kernel/install.conf", "/usr/lib/kernel/install.conf" };
 	for (size_t f = 0; f < ARRAY_SIZE(files); f++) {
@@ -45,7 +44,7 @@ static int install_conf_layout(const struct root *r)
 		size_t len;
 		if (root_read_file(r, files[f], MAX_INPUT_FILE, &text, &len) < 0)
 			continue;
-		int layout = -1;
+		int layout = KI_LAYOUT_UNSET;
 		for (char *line = text; line && *line;) {
 			char *nl = strchr(line, '\n');
 			if (nl)
@@ -58,7 +57,9 @@ static int install_conf_layout(const struct root *r)
 					p++;
 					p += strspn(p, " \t\"'");
 					size_t n = strcspn(p, " \t\"'\r#");
-					layout = (n == 3 && (strncmp(p, "bls", 3) == 0 || strncmp(p, "uki", 3) == 0)) ? 1 : 0;
+					layout = n == 3 && strncmp(p, "bls", 3) == 0 ? KI_LAYOUT_BLS :
+						 n == 3 && strncmp(p, "uki", 3) == 0 ? KI_LAYOUT_UKI :
+										       KI_LAYOUT_OTHER;
 				}
 			}
 			line = nl ? nl + 1 : NULL;
@@ -84,9 +85,9 @@ static bool entries_named_by(const struct slot_list *l, const char *token)
 
 bool kernel_install_used(const struct root *r, const struct slot_list *l)
 {
-	int layout = install_conf_layout(r);
-	if (layout >= 0)
-		return layout == 1;
+	int layout = kernel_install_layout(r);
+	if (layout != KI_LAYOUT_UNSET)
+		return layout == KI_LAYOUT_BLS || layout == KI_LAYOUT_UKI;
 	if (!root_exists(r, "/usr/bin/kernel-install") && !root_exists(r, "/bin/kernel-install") &&
 	    !root_is_dir(r, "/usr/lib/kernel/install.d"))
 		return false;
@@ -145,7 +146,7 @@ int kcmdline_slots_find(const struct root *r, const struct policy *p, const char
 	s->create = true;
 	s->len = strlen(base) + 1;
 	s->content = xasprintf("%s\n", base);
-	s->note = xasprintf("missing: created from the options of %s", from);
+	s->note = xasprintf("missing: created from the %s of %s", endswith(from, ".efi") ? "own line" : "options", from);
 	free(base);
 	return 0;
 }

@@ -56,9 +56,17 @@ char *bls_entry_unowned(const struct root *r, const struct bls_identity *id, con
 char *bls_entry_kernel(const char *version, const char *linux_path);
 /* Kernel release named by an entry's linux path, NULL if none. */
 char *bls_version_from_linux(const char *path);
+/* layout= of kernel-install's install.conf (/etc/kernel, else /usr/lib/kernel) */
+enum { KI_LAYOUT_UNSET = -1, KI_LAYOUT_OTHER, KI_LAYOUT_BLS, KI_LAYOUT_UKI };
+int kernel_install_layout(const struct root *r);
 /* Does this root install kernels with kernel-install (see slots/kcmdline.c)? */
 bool kernel_install_used(const struct root *r, const struct slot_list *l);
 
+/* The unified kernel images of a boot directory ($BOOT/EFI/Linux/NAME.efi),
+ * each read as systemd-stub reads it (slots/uki.c): its .cmdline and
+ * .uname, and the addons that apply to it. */
+int uki_slots_find(const struct root *r, const struct policy *p, const struct bls_identity *id, const char *boot_dir,
+		   struct slot_list *l);
 int kcmdline_slots_find(const struct root *r, const struct policy *p, const char *default_kernel,
 			struct slot_list *l);
 int rpi_slots_find(const struct root *r, const struct policy *p, struct slot_list *l);

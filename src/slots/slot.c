@@ -107,6 +107,19 @@ void menu_facts_free(struct menu_facts *m)
 	free(m);
 }
 
+void uki_facts_free(struct uki_facts *u)
+{
+	if (!u)
+		return;
+	free(u->own);
+	free(u->uname);
+	strv_free(&u->addons);
+	strv_free(&u->addon_lines);
+	strv_free(&u->rebuild);
+	free(u->no_rebuild);
+	free(u);
+}
+
 static void slot_free(struct slot *s)
 {
 	free(s->path);
@@ -114,6 +127,7 @@ static void slot_free(struct slot *s)
 	free(s->content);
 	free(s->note);
 	menu_facts_free(s->menu);
+	uki_facts_free(s->uki);
 }
 
 void slots_free(struct slot_list *l)

@@ -33,7 +33,7 @@ enum slot_kind {
 	SLOT_GRUB_DEFAULT,   /* /etc/default/grub: marked line that sources the drop-in */
 	SLOT_GRUB_CFG,       /* generated menu: read only, verified */
 	SLOT_GRUBENV,        /* kernelopts in grubenv: the value; the block is rewritten whole */
-	SLOT_UKI,            /* UKIs in $BOOT/EFI/Linux: read only */
+	SLOT_UKI,            /* UKIs in $BOOT/EFI/Linux: read, rebuilt by kernel-install */
 	SLOT_GRUB_TOKENS,    /* /var/lib/memcg-policy/grub.tokens: what the GRUB drop-in applies */
 };
 
@@ -53,6 +53,20 @@ struct menu_facts {
 	bool regeneration_helps; /* regenerating would fix a drift: nothing overrides, nothing is missing */
 };
 
+/* What a unified kernel image gives its kernel (slots/uki.c): the line
+ * systemd-stub builds is the slot's content; these are its parts. */
+struct uki_facts {
+	char *own;                /* its .cmdline as the stub reads it; NULL: none */
+	char *uname;              /* its .uname; NULL: none */
+	struct strv addons;       /* the addons that apply, in the stub's order (paths) */
+	struct strv addon_lines;  /* their .cmdline, same index */
+	/* the command that rebuilds it from /etc/kernel/cmdline ("kernel-install
+	 * add VER KERNEL [INITRD]", argv joined by spaces), NULL: none; then
+	 * no_rebuild says why */
+	struct strv rebuild;
+	char *no_rebuild;
+};
+
 struct slot {
 	enum slot_kind kind;
 	char *path;           /* inside the root */
@@ -65,6 +79,7 @@ struct slot {
 	bool unmanaged;       /* reported, never edited (UKI, $kernelopts, bootloaders = no) */
 	char *note;           /* unmanaged: why, and how to rebuild; drift: why */
 	struct menu_facts *menu; /* SLOT_GRUB_CFG: what it is made from; NULL otherwise */
+	struct uki_facts *uki;   /* SLOT_UKI: its parts; NULL otherwise */
 	/* revert's undo only: the command line before the tool changed it,
 	 * where tokens put back go (cmdline_edit_like); NULL otherwise */
 	const char *like;
@@ -97,6 +112,7 @@ struct slot_list {
 
 void slots_free(struct slot_list *l);
 void menu_facts_free(struct menu_facts *m);
+void uki_facts_free(struct uki_facts *u);
 /* Does the slot keep the boot configuration from being in sync: it
  * differs, or it is missing and must be created? (A missing file that
  * the decision needs nothing in is missing, and in sync.) */

@@ -101,6 +101,9 @@ static char *undo_unmark(enum slot_kind k _unused_, const struct journal_entry *
 	return grub_default_unmark(cur, cur_len, len);
 }
 
+/* a UKI's content is the line systemd-stub gives its kernel (slots/uki.c) */
+static char *uki_cmdline(const struct slot *s) { return s->content ? xstrdup(s->content) : NULL; }
+
 struct slot_kind_ops {
 	/* the new content for a decision; NULL: a kind that is only read */
 	char *(*edit)(const struct slot *s, const struct decision *d, struct strv *added, struct strv *removed,
@@ -122,7 +125,7 @@ static const struct slot_kind_ops kind_ops[] = {
 	[SLOT_GRUB_DEFAULT] = { grub_default_edit, NULL, SLOT_WRITES_FILE, undo_unmark },
 	[SLOT_GRUB_CFG] = { NULL, grub_menu_cmdline, SLOT_WRITES_NOTHING, NULL },
 	[SLOT_GRUBENV] = { grubenv_edit, grubenv_cmdline, SLOT_WRITES_KERNELOPTS, undo_tokens },
-	[SLOT_UKI] = { NULL, NULL, SLOT_WRITES_NOTHING, NULL },
+	[SLOT_UKI] = { NULL, uki_cmdline, SLOT_WRITES_NOTHING, NULL },
 	[SLOT_GRUB_TOKENS] = { grub_tokens_edit, NULL, SLOT_WRITES_FILE, NULL },
 };
 
@@ -155,6 +158,25 @@ int slots_find(const struct root *r, const struct policy *p, const char *default
 		return e;
 	}
 	return 0;
+}
+
+int slots_find_ukis(const struct root *r, const struct policy *p, struct slot_list *out)
+{
+	memset(out, 0, sizeof(*out));
+	bool trust = !r->live || trust_boot_env() || (p && p->systemd_boot == TRI_YES);
+	struct boot_dirs b;
+	find_boot_dirs(r, trust, &b, &out->rejected);
+	struct bls_identity id;
+	bls_identity_load(r, &id);
+	int e = 0;
+	for (size_t i = 0; i < b.n && e >= 0; i++)
+		if (b.v[i].has_ukis)
+			e = uki_slots_find(r, p, &id, b.v[i].path, out);
+	bls_identity_free(&id);
+	boot_dirs_free(&b);
+	if (e < 0)
+		slots_free(out);
+	return e;
 }
 
 bool slot_fs_absent(const struct root *r, const struct policy *p, const char *path, char **dir)

@@ -19,6 +19,11 @@
  * -EXIT_SYSTEM. */
 int slots_find(const struct root *r, const struct policy *p, const char *default_kernel, struct slot_list *out);
 
+/* Only the root's unified kernel images, as slots_find finds them: for
+ * what concerns UKIs alone (revert's rebuild), which a damaged boot entry
+ * elsewhere must not stop. */
+int slots_find_ukis(const struct root *r, const struct policy *p, struct slot_list *out);
+
 /* A file gone from the root may have gone with its file system: is path
  * one on a boot file system (the ESP or XBOOTLDR: the directory before its
  * loader/ or EFI/Linux/) that is not there now (not mounted, or, on a live

@@ -427,6 +427,7 @@ if have make; then
 	files=$(cd "$stage/d" && find . \( -type f -o -type l \) -printf '%m %p\n' | sort -k2)
 	want="755 ./etc/kernel/postinst.d/50-memcg-policy
 644 ./etc/memcg-policy.conf
+755 ./usr/lib/kernel/install.d/55-memcg-policy.install
 755 ./usr/lib/kernel/install.d/95-memcg-policy.install
 755 ./usr/sbin/memcg-policy
 644 ./usr/share/bash-completion/completions/memcg-policy
@@ -443,8 +444,8 @@ if have make; then
 	fi
 	set_eq "make install: files and modes" "$files" "$want"
 	expect_eq "make install: hooks run the installed program" \
-		"$(grep -h '^memcg_policy=' "$stage/d/usr/lib/kernel/install.d/95-memcg-policy.install" "$stage/d/etc/kernel/postinst.d/50-memcg-policy")" \
-		"$(printf 'memcg_policy=/usr/sbin/memcg-policy\nmemcg_policy=/usr/sbin/memcg-policy')"
+		"$(grep -h '^memcg_policy=' "$stage/d/usr/lib/kernel/install.d/55-memcg-policy.install" "$stage/d/usr/lib/kernel/install.d/95-memcg-policy.install" "$stage/d/etc/kernel/postinst.d/50-memcg-policy")" \
+		"$(printf 'memcg_policy=/usr/sbin/memcg-policy\nmemcg_policy=/usr/sbin/memcg-policy\nmemcg_policy=/usr/sbin/memcg-policy')"
 	check "make install: the metrics service runs the installed program" \
 		grep -qx 'ExecStart=/usr/sbin/memcg-policy -q check --prometheus /var/lib/prometheus/node-exporter/memcg-policy.prom' \
 		"$stage/d/usr/lib/systemd/system/memcg-policy-metrics.service"

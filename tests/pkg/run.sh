@@ -117,6 +117,7 @@ want_files="-rwxr-xr-x /etc/kernel/postinst.d/50-memcg-policy
 -rw-r--r-- /lib/systemd/system/memcg-policy-metrics.service
 -rw-r--r-- /lib/systemd/system/memcg-policy-metrics.timer
 -rw-r--r-- /etc/default/grub.d/99-memcg-policy.cfg
+-rwxr-xr-x /usr/lib/kernel/install.d/55-memcg-policy.install
 -rwxr-xr-x /usr/lib/kernel/install.d/95-memcg-policy.install
 -rwxr-xr-x /usr/sbin/memcg-policy
 -rw-r--r-- /usr/share/bash-completion/completions/memcg-policy
@@ -181,7 +182,7 @@ if [ "$RC" -eq 0 ]; then pass "dpkg -i"; else
 	tail_log dpkg-i
 	finish
 fi
-for f in /usr/sbin/memcg-policy /usr/lib/kernel/install.d/95-memcg-policy.install /etc/kernel/postinst.d/50-memcg-policy; do
+for f in /usr/sbin/memcg-policy /usr/lib/kernel/install.d/55-memcg-policy.install /usr/lib/kernel/install.d/95-memcg-policy.install /etc/kernel/postinst.d/50-memcg-policy; do
 	check "installed: $f executable" test -x "$f"
 done
 expect_eq "installed: /etc/memcg-policy.conf is the documented default, copied by postinst" \
@@ -440,7 +441,7 @@ fi
 # Our files; build-id links are rpm's, and whether man pages are compressed
 # depends on the distribution's rpm macros (Debian's do not compress).
 rfiles=$(rpm -qlp "$RPM" 2>/dev/null | grep -v -e '^/usr/share/doc' -e '^/usr/lib/\.build-id' | sed 's|\(/man[58]/.*\)\.gz$|\1|' | sort)
-expect_eq "rpm: files" "$rfiles" "$(printf '%s\n' /usr/share/memcg-policy/memcg-policy.conf /usr/lib/kernel/install.d/95-memcg-policy.install \
+expect_eq "rpm: files" "$rfiles" "$(printf '%s\n' /usr/share/memcg-policy/memcg-policy.conf /usr/lib/kernel/install.d/55-memcg-policy.install /usr/lib/kernel/install.d/95-memcg-policy.install \
 	/usr/sbin/memcg-policy /usr/share/bash-completion/completions/memcg-policy /usr/share/man/man5/memcg-policy.conf.5 \
 	/usr/share/man/man8/memcg-policy.8 /usr/share/memcg-policy /usr/share/memcg-policy/99-memcg-policy.cfg \
 	/usr/lib/systemd/system/memcg-policy-metrics.service /usr/lib/systemd/system/memcg-policy-metrics.timer | sort)"

@@ -32,7 +32,8 @@ pick_kernels() {
 
 # ---------------------------------------------------------------- building
 
-# build_rootfs DIR PACKAGES...: a bookworm system from the Debian mirror
+# build_rootfs DIR PACKAGES...: a bookworm system (SUITE, if set: trixie
+# for the UKI system) from the Debian mirror
 # with mmdebstrap into the directory DIR. The .deb files are kept in
 # $DEBS ($CACHE/debs, or a journey's own copy of it: see run_parallel)
 # between runs (apt reuses them; nothing is downloaded twice).
@@ -59,9 +60,9 @@ build_rootfs() {
 		--setup-hook='mkdir -p "$1"/var/cache/apt/archives/' \
 		--setup-hook="sync-in $DEBS /var/cache/apt/archives/" \
 		--customize-hook="sync-out /var/cache/apt/archives $DEBS" \
-		bookworm "$dir" \
-		"deb $MIRROR bookworm main" \
-		"deb $MIRROR-security bookworm-security main"
+		"${SUITE:-bookworm}" "$dir" \
+		"deb $MIRROR ${SUITE:-bookworm} main" \
+		"deb $MIRROR-security ${SUITE:-bookworm}-security main"
 }
 
 # customize_rootfs DIR: what an installer leaves besides the packages, and

@@ -11,7 +11,8 @@
 # the test reports the memory controller's state on the serial console.
 # See tests/system/README.md.
 #
-# SYSTEMs: grub-bios, grub-efi, sdboot (default: all of them).
+# SYSTEMs: grub-bios, grub-efi, sdboot (Debian 12), uki-trixie (Debian 13
+# with unified kernel images) (default: all of them).
 # Environment: SYSTEM_CACHE (the .deb files, kept between runs; default
 # $XDG_CACHE_HOME/memcg-policy-system, else build/system-cache), SYSTEM_WORK (images and serial logs of the last
 # run; default build/system-work), BOOT_TIMEOUT (seconds per boot, 300),
@@ -276,6 +277,52 @@ build_sdboot() {
 		return 1
 	}
 	[ -n "$(entry_of "$old")" ] || { echo "kernel-install made no entry for $old" >&2; ls -R "$ESPDIR" >&2; return 1; }
+}
+
+# build_uki: Debian 13 (trixie) with systemd-boot and unified kernel
+# images on a GPT disk (ESP + ext4 root), as Debian documents the setup:
+# systemd-ukify installed, layout=uki in /etc/kernel/install.conf, the
+# admin's /etc/kernel/cmdline; bootctl install, then kernel-install add
+# for the installed kernel, which builds the UKI (60-ukify.install) and
+# puts it on the ESP as EFI/Linux/TOKEN-VERSION.efi (90-uki-copy.install).
+# Sets UKI_VER, the kernel's release.
+build_uki() {
+	local dir="$S/rootfs" k
+	SUITE=trixie build_rootfs "$dir" linux-image-amd64 systemd-sysv udev initramfs-tools e2fsprogs systemd-boot \
+		systemd-ukify >"$S/mmdebstrap.log" 2>&1 || {
+		tail -n 30 "$S/mmdebstrap.log" >&2
+		return 1
+	}
+	for k in "$dir"/boot/vmlinuz-*; do UKI_VER=${k##*/vmlinuz-}; done
+	if [ -z "${UKI_VER:-}" ] || [ ! -f "$dir/boot/initrd.img-$UKI_VER" ]; then
+		echo "no kernel and initrd in /boot" >&2
+		return 1
+	fi
+	customize_rootfs "$dir" || return 1
+	mkdir -p "$dir/boot/efi" "$dir/etc/kernel" && echo layout=uki >"$dir/etc/kernel/install.conf" || return 1
+	efi_disk "$dir" || return 1
+	printf 'root=UUID=%s ro %s quiet\n' "$ROOT_UUID" "$ADMIN_CMDLINE" >"$MNT/etc/kernel/cmdline"
+	in_sys bootctl install --no-variables --esp-path=/boot/efi >"$S/bootctl.log" 2>&1 || {
+		cat "$S/bootctl.log" >&2
+		return 1
+	}
+	in_sys kernel-install add "$UKI_VER" "/boot/vmlinuz-$UKI_VER" "/boot/initrd.img-$UKI_VER" >"$S/kernel-install.log" 2>&1 || {
+		cat "$S/kernel-install.log" >&2
+		return 1
+	}
+	[ -n "$(uki_of "$UKI_VER")" ] || { echo "kernel-install made no UKI for $UKI_VER" >&2; ls -R "$ESPDIR" >&2; return 1; }
+}
+# uki_of VER: the UKI of VER on the ESP (path in the system).
+uki_of() {
+	local e
+	for e in "$ESPDIR"/EFI/Linux/*"$1"*.efi; do
+		[ -f "$e" ] && { echo "/boot/efi/EFI/Linux/${e##*/}"; return; }
+	done
+}
+# uki_cmdline VER: the .cmdline of VER's UKI, as the system's own ukify
+# inspect reads it
+uki_cmdline() {
+	in_sys ukify inspect "$(uki_of "$1")" --json=short 2>/dev/null | jq -r '.[".cmdline"].text // ""'
 }
 
 # entry_of VER: the BLS entry of VER on the ESP (path in the system).
@@ -593,6 +640,95 @@ journey_sdboot() {
 	expect_token "the entry of $old as before: no cgroup_disable=memory" "$(entry_options "$old")" cgroup_disable=memory no
 }
 
+# journey_uki: Debian 13 with UKIs. The kernel gets the UKI's own
+# .cmdline: the tool must rebuild the UKI (the system's kernel-install)
+# for anything it decides to reach the kernel, and must say "memcg off"
+# only where the UKI has the token. Steps: 1 installed, 2 set off (the
+# UKI rebuilt), 3 revert (rebuilt without it; the policy still says off,
+# so check says drift), 4 update-initramfs as an initramfs or kernel
+# update runs it (kernel-install add through Debian's hook: the package's
+# 55 plugin puts the decision into /etc/kernel/cmdline before
+# 60-ukify.install builds the UKI), 5 set on, 6 remove and purge. Each
+# step but the last booted under OVMF.
+journey_uki() {
+	local v=$UKI_VER u
+	u=$(uki_of "$v")
+
+	want_step 1 || return 0
+	STEP="1 (installed with its defaults)"
+	S="$W/$SYS/1-install" && mkdir -p "$S"
+	cp "$MNT/etc/kernel/cmdline" "$W/$SYS/cmdline-before" || return 1
+	cp "$DEB" "$MNT/tmp/" || return 1
+	sys_ok apt-update apt-get update
+	sys_ok apt-install apt-get install -y "/tmp/$(basename "$DEB")"
+	[ "$RC" -eq 0 ] || return 1
+	sys_run files dpkg-query -L memcg-policy
+	printf '%s\n' "$OUT" >"$W/$SYS/package-files"
+	sys_ok status memcg-policy status
+	expect_out "status lists the UKI as a slot in sync" "in-sync   $u"
+	expect_token "the UKI's .cmdline (ukify inspect) has the admin's console" "$(uki_cmdline "$v")" console=ttyS0 yes
+	boot_and_check "$v" on 0 cgroup_disable=memory no
+
+	want_step 2 || return 0
+	STEP="2 (set off)"
+	S="$W/$SYS/2-off" && mkdir -p "$S"
+	sys_ok set-off memcg-policy set off
+	expect_out "set off says it rebuilt the UKI" "rebuilt $u"
+	expect_next_boot "$v" off
+	expect_token "/etc/kernel/cmdline gets cgroup_disable=memory" "$(cat "$MNT/etc/kernel/cmdline")" cgroup_disable=memory yes
+	expect_token "the rebuilt UKI's .cmdline has cgroup_disable=memory" "$(uki_cmdline "$v")" cgroup_disable=memory yes
+	expect_token "the admin's arguments stay in it" "$(uki_cmdline "$v")" console=ttyS0 yes
+	status_headline "$v" OFF off
+	boot_and_check "$v" off 0 cgroup_disable=memory yes
+
+	want_step 3 || return 0
+	STEP="3 (revert)"
+	S="$W/$SYS/3-revert" && mkdir -p "$S"
+	sys_ok revert memcg-policy revert
+	expect_out "revert says it rebuilt the UKI" "rebuilt $u"
+	same_file "/etc/kernel/cmdline is the admin's, byte for byte" "$W/$SYS/cmdline-before" /etc/kernel/cmdline
+	expect_token "the UKI's .cmdline has no cgroup_disable=memory" "$(uki_cmdline "$v")" cgroup_disable=memory no
+	expect_next_boot "$v" on
+	# the policy still says off: check in the booted system says drift
+	boot_and_check "$v" on 1 cgroup_disable=memory no
+
+	want_step 4 || return 0
+	STEP="4 (update-initramfs: the UKI built anew by the system's hooks)"
+	S="$W/$SYS/4-initramfs" && mkdir -p "$S"
+	sys_ok update-initramfs update-initramfs -u -k "$v"
+	expect_token "the package's plugin put cgroup_disable=memory back into /etc/kernel/cmdline" \
+		"$(cat "$MNT/etc/kernel/cmdline")" cgroup_disable=memory yes
+	expect_token "the UKI built by that update has it (55-memcg-policy.install ran before 60-ukify.install)" \
+		"$(uki_cmdline "$v")" cgroup_disable=memory yes
+	sys_run check-after-update memcg-policy check
+	expect_eq "$SYS $STEP: check after the update: in sync or a reboot needed (0 or 5)" \
+		"$([ "$RC" -eq 0 ] || [ "$RC" -eq 5 ] && echo yes || echo "no ($RC)")" yes
+	boot_and_check "$v" off 0 cgroup_disable=memory yes
+
+	want_step 5 || return 0
+	STEP="5 (set on)"
+	S="$W/$SYS/5-on" && mkdir -p "$S"
+	sys_ok set-on memcg-policy set on
+	expect_out "set on says it rebuilt the UKI" "rebuilt $u"
+	expect_next_boot "$v" on
+	expect_token "the UKI's .cmdline loses cgroup_disable=memory" "$(uki_cmdline "$v")" cgroup_disable=memory no
+	boot_and_check "$v" on 0 cgroup_disable=memory no
+
+	want_step 6 || return 0
+	STEP="6 (remove, purge)"
+	S="$W/$SYS/6-purge" && mkdir -p "$S"
+	sys_ok revert-before-remove memcg-policy revert --policy
+	sys_ok remove apt-get remove -y memcg-policy
+	sys_ok purge apt-get purge -y memcg-policy
+	local left=() f
+	while read -r f; do
+		[ -n "$f" ] && [ ! -d "$MNT$f" ] && [ -e "$MNT$f" ] && left+=("$f")
+	done <"$W/$SYS/package-files"
+	expect_eq "$SYS $STEP: no file of the package left after purge" "${left[*]}" ""
+	same_file "/etc/kernel/cmdline is the admin's" "$W/$SYS/cmdline-before" /etc/kernel/cmdline
+	expect_token "the UKI's .cmdline as before: no cgroup_disable=memory" "$(uki_cmdline "$v")" cgroup_disable=memory no
+}
+
 # image_policy_step: step 3 begins as an image build: the chroot read
 # as an image, the image's own policy (image_policy).
 image_policy_step() {
@@ -629,6 +765,11 @@ run_system() {
 		SYS_ENV=(SYSTEMD_RELAX_ESP_CHECKS=1 MEMCG_POLICY_TRUST_BOOT=1)
 		build_sdboot
 		;;
+	uki-trixie)
+		FW=efi ESPDIR="$W/$SYS/esp"
+		SYS_ENV=(SYSTEMD_RELAX_ESP_CHECKS=1 MEMCG_POLICY_TRUST_BOOT=1)
+		build_uki
+		;;
 	*) fail "unknown system $SYS"; return ;;
 	esac
 	local rc=$?
@@ -643,6 +784,7 @@ run_system() {
 	case $SYS in
 	grub-*) journey_grub ;;
 	sdboot) journey_sdboot ;;
+	uki-trixie) journey_uki ;;
 	esac
 	undo_all
 	note "$SYS: build and journey took $(($(date +%s) - t0)) s"
@@ -705,7 +847,7 @@ pick_kernels || { fail "two kernel versions in the archive"; finish; }
 note "base kernel $KOLD, update $KNEW; cache $CACHE; work $W"
 S="$W/deb"
 if build_deb "$W/deb"; then pass "the .deb builds with dpkg-buildpackage ($(basename "$DEB"))"; else fail "the .deb builds"; finish; fi
-[ $# -gt 0 ] || set -- grub-bios grub-efi sdboot
+[ $# -gt 0 ] || set -- grub-bios grub-efi sdboot uki-trixie
 JOBS=${SYSTEM_JOBS:-3}
 if [ $# -gt 1 ] && [ "$JOBS" -gt 1 ]; then
 	run_parallel "$@"

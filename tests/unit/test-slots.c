@@ -273,8 +273,10 @@ TEST(xbootldr_discovery)
 	const struct slot *u = by_path(&l, "/efi/EFI/Linux/" SDB_MID "-6.8.9-300.fc40.x86_64.efi");
 	CHECK(u && u->kind == SLOT_UKI && u->unmanaged && u->exists);
 	if (u) {
+		/* a placeholder, not a PE image: read as the stub would not
+		 * boot it, its kernel from its name (real UKIs: tests/cmd/uki.sh) */
 		CHECK_STR(u->kernel, "6.8.9-300.fc40.x86_64");
-		CHECK(u->note && strstr(u->note, ".cmdline section") && strstr(u->note, "/etc/kernel/cmdline"));
+		CHECK(u->note && strstr(u->note, "not a PE image"));
 		CHECK(slot_edit(u, NULL, NULL, NULL, NULL) == NULL);
 		CHECK(slot_cmdline(u) == NULL);
 	}

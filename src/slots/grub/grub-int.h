@@ -31,13 +31,7 @@ void grub_regen_free(struct grub_regen *g);
 /* "update-grub", "grub2-mkconfig -o /boot/grub2/grub.cfg" */
 char *grub_regen_text(const struct grub_regen *g);
 
-/* apply --regenerate with --root (slots/grub/image.c): the image's tool in a
- * private mount namespace with /dev, /proc, /sys, chrooted. The preflight
- * does the same setup and checks that the tool (and its #! interpreter)
- * can run inside, running nothing; 0 or -EXIT_SYSTEM, reported. The run
- * returns what spawn_run does. */
-int grub_image_preflight(const struct root *r, const char *tool);
-int grub_image_run(const struct root *r, const char *const *argv, const char *const *env, char **output);
+
 
 
 /* One kernel command line of a menu: from a linux line, or the fallback

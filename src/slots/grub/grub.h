@@ -57,6 +57,15 @@ enum grub_regen_mode { GRUB_REGEN_POLICY, GRUB_REGEN_NEVER, GRUB_REGEN_FORCE };
  * run in it. 0 or -EXIT_SYSTEM (reported). */
 int grub_regen_preflight(const struct root *r, const struct slot_list *l, const bool *changed);
 
+/* apply --regenerate with --root (slots/grub/image.c): the image's tool (update-grub, or
+ * kernel-install for its UKIs: slots/uki.h) in a
+ * private mount namespace with /dev, /proc, /sys, chrooted. The preflight
+ * does the same setup and checks that the tool (and its #! interpreter)
+ * can run inside, running nothing; 0 or -EXIT_SYSTEM, reported. The run
+ * returns what spawn_run does. */
+int grub_image_preflight(const struct root *r, const char *tool);
+int grub_image_run(const struct root *r, const char *const *argv, const char *const *env, char **output);
+
 /* After the files are written (grubenv's kernelopts among them, through
  * grub_kernelopts_block): one regeneration of the menu if any GRUB input
  * changed and mode allows. A SLOT_GRUB_CFG marked changed asks for a
