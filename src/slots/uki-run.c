@@ -93,10 +93,14 @@ int uki_after_commit(const struct root *r, const struct slot_list *l, const bool
 				     r->live ? "" : " in the image");
 		_cleanup_free_ char *out = NULL;
 		int rc;
+		/* the package's plugins in it run no apply of their own: this run
+		 * holds the lock they would wait for, and has written
+		 * /etc/kernel/cmdline already (hooks/55-memcg-policy.install) */
 		if (r->live) {
-			rc = spawn_run(argv, NULL, NULL, NULL, &out);
+			static const char *const env[] = { "MEMCG_POLICY_REBUILDING=1", NULL };
+			rc = spawn_run(argv, env, NULL, NULL, &out);
 		} else {
-			static const char *const image_env[] = { "MEMCG_POLICY_IMAGE=1", NULL };
+			static const char *const image_env[] = { "MEMCG_POLICY_IMAGE=1", "MEMCG_POLICY_REBUILDING=1", NULL };
 			rc = grub_image_run(r, argv, image_env, &out);
 		}
 		free(argv);

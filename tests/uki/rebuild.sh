@@ -20,6 +20,8 @@
 #      that revert, with the policy still off: the UKI it builds has the
 #      token (55-memcg-policy.install ran before 60-ukify.install), and
 #      check in the image says in sync
+#   6. mode = on, apply --regenerate with those plugins in the image: the
+#      rebuild runs them, and they must not wait for the tool's own lock
 # Prints PASS/FAIL lines and "N passed, N failed".
 set -u
 build=${1:?usage: tests/uki/rebuild.sh BUILD-DIR}
@@ -157,4 +159,12 @@ check "5: /etc/kernel/cmdline has the token again" has_token "$(cat "$R/etc/kern
 check "5: the UKI built in that update has it (55 before 60-ukify)" has_token "$(inspect_cmdline)"
 run "5: check in the image: in sync" 0 in_image /usr/sbin/memcg-policy check
 run "5: check with --root: in sync" 0 "$M" --root "$R" check
+
+# 6: with the plugins in the image, the tool's own rebuild runs them
+# (kernel-install add): they must not wait for the lock the tool holds
+printf '[policy]\nmode = on\n' >"$R/etc/memcg-policy.conf"
+run "6: apply --regenerate with the package's plugins in the image ends (no wait for its own lock)" 0 \
+	timeout 300 "$M" --root "$R" apply --regenerate
+check_not "6: the UKI rebuilt without the token" has_token "$(inspect_cmdline)"
+run "6: check: in sync" 0 "$M" --root "$R" check
 finish
