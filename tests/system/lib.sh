@@ -306,7 +306,9 @@ copy_debs() {
 # the working tree, with its debian/ directory (top level, or
 # packaging/debian). MEMCG_SYSTEM_BROKEN=apply-writes-nothing builds a
 # deliberately broken package instead: apply commits nothing but reports
-# as usual (the tier must fail). Sets DEB.
+# as usual (the tier must fail); uki-not-rebuilt: kernel-install is never
+# run for a UKI, as if it had succeeded (the UKI journey must fail). Sets
+# DEB.
 build_deb() {
 	local out=$1 ver src deb
 	ver=$(sed -n 's/^VERSION *= *//p' "$TOP/Makefile")
@@ -328,8 +330,17 @@ build_deb() {
 			return 1
 		}
 		;;
+	uki-not-rebuilt)
+		note "building a BROKEN package: UKIs are said to be rebuilt and are not"
+		sed -i 's/^\([[:space:]]*\)rc = spawn_run(argv, NULL, NULL, NULL, &out);/\1rc = 0; \/\* broken on purpose \*\//' \
+			"$src/src/slots/uki-run.c"
+		grep -q 'broken on purpose' "$src/src/slots/uki-run.c" || {
+			echo "MEMCG_SYSTEM_BROKEN: the mutation no longer applies to src/slots/uki-run.c" >&2
+			return 1
+		}
+		;;
 	*)
-		echo "MEMCG_SYSTEM_BROKEN=$MEMCG_SYSTEM_BROKEN: unknown (known: apply-writes-nothing)" >&2
+		echo "MEMCG_SYSTEM_BROKEN=$MEMCG_SYSTEM_BROKEN: unknown (known: apply-writes-nothing, uki-not-rebuilt)" >&2
 		return 1
 		;;
 	esac

@@ -288,7 +288,7 @@ build_sdboot() {
 # Sets UKI_VER, the kernel's release.
 build_uki() {
 	local dir="$S/rootfs" k
-	SUITE=trixie build_rootfs "$dir" linux-image-amd64 systemd-sysv udev initramfs-tools e2fsprogs systemd-boot \
+	SUITE=trixie build_rootfs "$dir" linux-image-amd64 systemd-sysv udev initramfs-tools e2fsprogs systemd-boot systemd-boot-efi \
 		systemd-ukify >"$S/mmdebstrap.log" 2>&1 || {
 		tail -n 30 "$S/mmdebstrap.log" >&2
 		return 1
