@@ -11,7 +11,8 @@
 #                  (check-system), power cuts of a QEMU guest in the
 #                  middle of apply (check-powerloss), unified kernel
 #                  images rebuilt by a Debian 13 root's kernel-install
-#                  (check-uki)
+#                  (check-uki), make check in a Debian 13 container
+#                  (check-trixie)
 #                  and the linters (lint).
 # Prints each stage's count and, last, the combined "N passed, N failed".
 set -u
@@ -73,6 +74,7 @@ if [ "${1:-}" = all ]; then
 	if [ -f mk/fuzz.mk ]; then stage "fuzzing round" "$make" -s check-fuzz; fi
 	stage "kernel parser judges the edits" "$make" -s check-kparse
 	stage "UKIs rebuilt on a Debian 13 root" "$make" -s check-uki
+	stage "make check on Debian 13" "$make" -s check-trixie
 	stage "linters" "$make" -s lint
 fi
 echo "$total_p passed, $total_f failed"

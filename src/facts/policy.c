@@ -109,6 +109,7 @@ void policy_init(struct policy *p)
 		.kernel_cmdline = TRI_AUTO,
 		.rpi = TRI_AUTO,
 		.regenerate = TRI_AUTO,
+		.secure_boot = TRI_AUTO,
 	};
 	p->n_needs_memcg = ARRAY_SIZE(default_needs_memcg);
 	p->needs_memcg = xcalloc(p->n_needs_memcg + 1, sizeof(char *));
@@ -205,6 +206,7 @@ static const struct key_def keys[] = {
 	PKEY(SEC_BOOTLOADERS, "kernel-cmdline", V_TRISTATE, kernel_cmdline, NO_OFFSET),
 	PKEY(SEC_BOOTLOADERS, "rpi", V_TRISTATE, rpi, NO_OFFSET),
 	PKEY(SEC_BOOTLOADERS, "regenerate", V_TRISTATE, regenerate, NO_OFFSET),
+	PKEY(SEC_BOOTLOADERS, "secure-boot", V_TRISTATE, secure_boot, NO_OFFSET),
 };
 
 const struct key_def *find_key(enum section_kind sec, const char *canon)

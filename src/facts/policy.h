@@ -47,6 +47,10 @@ struct policy {
 
 	enum tristate grub, systemd_boot, kernel_cmdline, rpi, regenerate;
 	struct origin grub_origin, systemd_boot_origin, kernel_cmdline_origin, rpi_origin, regenerate_origin;
+	/* [bootloaders] secure-boot: is Secure Boot on where the root boots
+	 * (auto: the firmware's variable on a live system, off in an image) */
+	enum tristate secure_boot;
+	struct origin secure_boot_origin;
 
 	char **files; size_t n_files;    /* display paths of the files read, in order */
 };

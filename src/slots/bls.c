@@ -169,8 +169,7 @@ char *bls_version_from_linux(const char *path)
 	return NULL;
 }
 
-#define UKI_NOTE "an entry that boots a UKI through systemd-boot: the UKI's own line, addons and the " \
-		 "options passed to it are not read yet; rebuild it with /etc/kernel/cmdline"
+#define UKI_NOTE "an entry that boots a UKI (slots/uki.c reads it)"
 
 /* Does this options line end the kernel's parameters for the lines after
  * it? A bare "--" does; so does an unterminated quote: the lines are
@@ -192,7 +191,7 @@ static bool line_ends_params(const char *s, size_t len)
 }
 
 static int entry_slot(const struct root *r, const struct policy *p, const struct bls_identity *id,
-		      const char *path, struct slot_list *l)
+		      const char *boot_dir, const char *path, struct slot_list *l)
 {
 	char *text;
 	size_t len;
@@ -215,13 +214,21 @@ static int entry_slot(const struct root *r, const struct policy *p, const struct
 	s->content = text;
 	s->len = len;
 	bls_entry_describe(s, p);
+	_cleanup_free_ char *uki = bls_value(text, len, "uki");
+	_cleanup_free_ char *linux_path = bls_value(text, len, "linux");
+	_cleanup_free_ char *mid = bls_value(text, len, "machine-id");
+	/* text is the slot's content: an entry that boots a UKI may get the
+	 * UKI's line as its content instead, so text is not read after this */
+	if (uki && !linux_path && s->note && streq(s->note, UKI_NOTE)) {
+		_cleanup_free_ char *joined = options_joined(text, len);
+		e = uki_entry_slot(r, p, boot_dir, s, uki, joined);
+		if (e < 0)
+			return e;
+	}
 	if (!s->unmanaged) {
-		_cleanup_free_ char *mid = bls_value(text, len, "machine-id");
 		char *why = bls_entry_foreign(id, path, mid, s->kernel);
-		if (!why && !s->kernel) {
-			_cleanup_free_ char *linux_path = bls_value(text, len, "linux");
+		if (!why && !s->kernel)
 			why = bls_entry_unowned(r, id, path, mid, linux_path);
-		}
 		if (why) {
 			s->unmanaged = true;
 			s->note = why;
@@ -317,7 +324,7 @@ static int bls_find_in(const struct root *r, const struct policy *p, const struc
 				if (names[i][0] == '.')
 					continue;
 				_cleanup_free_ char *path = path_join(dir, names[i]);
-				e = entry_slot(r, p, id, path, l);
+				e = entry_slot(r, p, id, bd->path, path, l);
 			}
 			names_free(names, n);
 			if (e < 0)

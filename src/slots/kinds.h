@@ -67,6 +67,14 @@ bool kernel_install_used(const struct root *r, const struct slot_list *l);
  * .uname, and the addons that apply to it. */
 int uki_slots_find(const struct root *r, const struct policy *p, const struct bls_identity *id, const char *boot_dir,
 		   struct slot_list *l);
+/* A boot entry that boots a UKI (a uki key, no linux key: s, found in
+ * boot_dir, with its options lines joined in options). With options and
+ * Secure Boot off, the options replace the UKI's own line: s stays a BLS
+ * entry the tool edits. Else s becomes a read-only SLOT_UKI whose line
+ * is the UKI's own and its addons' (the options are ignored under Secure
+ * Boot). 0, or a negative exit code for an I/O error. */
+int uki_entry_slot(const struct root *r, const struct policy *p, const char *boot_dir, struct slot *s,
+		   const char *uki, const char *options);
 int kcmdline_slots_find(const struct root *r, const struct policy *p, const char *default_kernel,
 			struct slot_list *l);
 int rpi_slots_find(const struct root *r, const struct policy *p, struct slot_list *l);

@@ -46,6 +46,23 @@ static const struct slot *slot_of(const struct slot_list *l, const bool *changed
 	abort(); /* commands() took cmd from one of them */
 }
 
+/* The environment of kernel-install on a live system: the clean one of
+ * io/spawn.h, MEMCG_POLICY_REBUILDING=1 for the package's plugins, and
+ * the caller's settings of where systemd's tools find $BOOT (the ESP and
+ * XBOOTLDR paths, their relaxed checks, BOOT_ROOT): a rebuild must go
+ * where kernel-install goes when the admin runs it. */
+static void live_env(struct strv *env)
+{
+	static const char *const pass[] = { "SYSTEMD_ESP_PATH", "SYSTEMD_XBOOTLDR_PATH", "SYSTEMD_RELAX_ESP_CHECKS",
+					    "SYSTEMD_RELAX_XBOOTLDR_CHECKS", "BOOT_ROOT" };
+	strv_pushdup(env, "MEMCG_POLICY_REBUILDING=1");
+	for (size_t i = 0; i < ARRAY_SIZE(pass); i++) {
+		const char *v = getenv(pass[i]);
+		if (v)
+			strv_push(env, xasprintf("%s=%s", pass[i], v));
+	}
+}
+
 int uki_rebuild_preflight(const struct root *r, const struct slot_list *l, const bool *changed)
 {
 	_cleanup_(strv_free) struct strv cmds = { 0 };
@@ -97,8 +114,9 @@ int uki_after_commit(const struct root *r, const struct slot_list *l, const bool
 		 * holds the lock they would wait for, and has written
 		 * /etc/kernel/cmdline already (hooks/55-memcg-policy.install) */
 		if (r->live) {
-			static const char *const env[] = { "MEMCG_POLICY_REBUILDING=1", NULL };
-			rc = spawn_run(argv, env, NULL, NULL, &out);
+			_cleanup_(strv_free) struct strv env = { 0 };
+			live_env(&env);
+			rc = spawn_run(argv, (const char *const *)env.v, NULL, NULL, &out);
 		} else {
 			static const char *const image_env[] = { "MEMCG_POLICY_IMAGE=1", "MEMCG_POLICY_REBUILDING=1", NULL };
 			rc = grub_image_run(r, argv, image_env, &out);

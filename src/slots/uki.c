@@ -174,6 +174,20 @@ static int add_addons(const struct root *r, const char *dir, const char *uname, 
 	return e;
 }
 
+/* The line the stub gives: the UKI's own, then each addon's, by spaces. */
+static char *joined_line(const struct uki_facts *u, size_t *len)
+{
+	struct strbuf sb = { 0 };
+	sb_append(&sb, u->own ? u->own : "");
+	for (size_t i = 0; i < u->addon_lines.n; i++) {
+		if (sb.len)
+			sb_appendc(&sb, ' ');
+		sb_append(&sb, u->addon_lines.v[i]);
+	}
+	*len = sb.len;
+	return sb_take(&sb);
+}
+
 /* The command that rebuilds the UKI of release ver from /etc/kernel/cmdline:
  * the root's kernel-install with layout=uki, the kernel image and the
  * initrd where Debian keeps them (what its initramfs hook runs). */
@@ -259,15 +273,7 @@ static int uki_slot(const struct root *r, const struct policy *p, const struct b
 	if (e < 0)
 		return e;
 
-	struct strbuf sb = { 0 };
-	sb_append(&sb, u->own ? u->own : "");
-	for (size_t i = 0; i < u->addon_lines.n; i++) {
-		if (sb.len)
-			sb_appendc(&sb, ' ');
-		sb_append(&sb, u->addon_lines.v[i]);
-	}
-	s->len = sb.len;
-	s->content = sb_take(&sb);
+	s->content = joined_line(u, &s->len);
 
 	char *off = p ? slot_policy_off(p, p->systemd_boot, &p->systemd_boot_origin, "systemd-boot") : NULL;
 	char *foreign = off ? NULL : bls_entry_foreign(id, path, NULL, s->kernel);
@@ -277,6 +283,85 @@ static int uki_slot(const struct root *r, const struct policy *p, const struct b
 		return 0;
 	}
 	find_rebuild(r, s->kernel, u);
+	return 0;
+}
+
+/* Is Secure Boot on where the root boots: the policy's secure-boot, else
+ * on a live system the firmware's SecureBoot variable (its attributes,
+ * then one byte: 1 on), else off. */
+#define SECURE_BOOT_VAR "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
+static bool secure_boot_on(const struct root *r, const struct policy *p)
+{
+	if (p && p->secure_boot != TRI_AUTO)
+		return p->secure_boot == TRI_YES;
+	if (!r->live)
+		return false;
+	_cleanup_free_ char *v = NULL;
+	size_t n = 0;
+	return read_host_file(SECURE_BOOT_VAR, 64, &v, &n) == 0 && n >= 5 && v[4] == 1;
+}
+
+int uki_entry_slot(const struct root *r, const struct policy *p, const char *boot_dir, struct slot *s,
+		   const char *uki, const char *options)
+{
+	bool sb = secure_boot_on(r, p);
+	if (options && *options && !sb) {
+		/* the loader's line replaces the UKI's own: the entry's options
+		 * are what the kernel gets, edited as any entry's */
+		s->unmanaged = false;
+		free(s->note);
+		s->note = NULL;
+		if (!s->kernel) {
+			_cleanup_free_ char *path = path_join(boot_dir, uki);
+			struct pe_parts parts;
+			_cleanup_free_ char *why = NULL;
+			if (read_parts(r, path, &parts, &why) == 0) {
+				s->kernel = TAKE_PTR(parts.uname);
+				pe_parts_free(&parts);
+			}
+		}
+		return 0;
+	}
+	_cleanup_free_ char *path = path_join(boot_dir, uki);
+	_cleanup_free_ char *disp = root_display(r, path);
+	struct pe_parts own;
+	_cleanup_free_ char *why = NULL;
+	int e = read_parts(r, path, &own, &why);
+	free(s->note);
+	if (e == -ENOENT || e == -EBADMSG) {
+		s->note = xasprintf("boots the UKI %s, which %s", path, e == -ENOENT ? "is not there" : why);
+		return 0;
+	}
+	if (e < 0) {
+		s->note = NULL;
+		return diag_error(root_error_exit(e), "%s: cannot read: %s", disp, root_strerror(e));
+	}
+	struct uki_facts *u = xcalloc(1, sizeof(*u));
+	u->own = own.cmdline;
+	u->uname = own.uname;
+	_cleanup_free_ char *global = path_join(boot_dir, "loader/addons");
+	_cleanup_free_ char *extra = xasprintf("%s.extra.d", path);
+	e = add_addons(r, global, u->uname, u);
+	if (e >= 0)
+		e = add_addons(r, extra, u->uname, u);
+	if (e < 0) {
+		s->note = NULL;
+		uki_facts_free(u);
+		return e;
+	}
+	s->kind = SLOT_UKI;
+	s->unmanaged = false;
+	s->uki = u;
+	if (!s->kernel && u->uname)
+		s->kernel = xstrdup(u->uname);
+	free(s->content);
+	s->content = joined_line(u, &s->len);
+	s->note = NULL;
+	u->no_rebuild = xasprintf(options && *options ? "its entry's options do not reach it (Secure Boot is on), and "
+							"%s is a UKI a boot entry names: rebuild it with the tool that made it"
+						      : "%s is a UKI a boot entry names: rebuild it with the tool that made it, "
+							"or give the entry an options line",
+				  path);
 	return 0;
 }
 

@@ -161,3 +161,34 @@ s=$(json_slot "$OUT" "$E/broken.efi")
 expect_eq "a file that is not a PE: unmanaged" "$(jq -r .state <<<"$s")" unmanaged
 check "its note says it is not a PE image" grep -q 'not a PE image' <<<"$(jq -r .note <<<"$s")"
 expect_eq "a torn PE: unmanaged" "$(json_slot "$OUT" "$E/torn.efi" | jq -r .state)" unmanaged
+
+# --- 6. boot entries that boot a UKI (a uki key) ---
+root=$(mkuki_root)
+rm -rf "$root/boot/efi/EFI/Linux"
+uki "$root/boot/efi/$MID/$V/uki.efi" "root=UUID=1234 ro quiet" "$V"
+mkdir -p "$root/boot/efi/loader/entries"
+ent=/boot/efi/loader/entries/$MID-$V.conf
+printf 'title Debian\nversion %s\nuki /%s/%s/uki.efi\n' "$V" "$MID" "$V" >"$root$ent"
+write_policy "$root/etc/memcg-policy.conf" <<<$'[policy]\nmode = off'
+json_run "an entry with a uki key and no options: status --json" "$MEMCG_POLICY" --root "$root" status --json
+s=$(json_slot "$OUT" "$ent")
+expect_eq "no options: the entry is judged by the UKI's own line" "$(jq -r '.kind + " " + .state' <<<"$s")" "uki drift"
+expect_eq "no options: that line is the UKI's .cmdline" "$(jq -r .cmdline <<<"$s")" \
+	"$(stub_line "$(inspect "$root/boot/efi/$MID/$V/uki.efi" .cmdline)")"
+check "no options: the note says how" grep -q 'give the entry an options line' <<<"$(jq -r .note <<<"$s")"
+expect_exit "no options: check says drift" 1 "$MEMCG_POLICY" --root "$root" check
+# with options, Secure Boot off (an image: off unless the policy says):
+# the options replace the UKI's line, and the entry is edited
+printf 'options root=UUID=1234 ro\n' >>"$root$ent"
+json_run "an entry with a uki key and options: status --json" "$MEMCG_POLICY" --root "$root" status --json
+expect_eq "options, Secure Boot off: a BLS entry the tool edits" "$(json_slot "$OUT" "$ent" | jq -r '.kind + " " + .state')" "bls drift"
+expect_exit "options, Secure Boot off: apply" 0 "$MEMCG_POLICY" --root "$root" apply
+check "options, Secure Boot off: apply put the token in the entry's options" grep -q '^options .*cgroup_disable=memory' "$root$ent"
+expect_exit "options, Secure Boot off: then in sync" 0 "$MEMCG_POLICY" --root "$root" check
+# Secure Boot on: systemd-stub ignores the loader's line; the UKI's counts
+write_policy "$root/etc/memcg-policy.conf" <<<$'[policy]\nmode = off\n[bootloaders]\nsecure-boot = yes'
+json_run "Secure Boot on: status --json" "$MEMCG_POLICY" --root "$root" status --json
+s=$(json_slot "$OUT" "$ent")
+expect_eq "Secure Boot on: the entry is judged by the UKI's own line, not its options" "$(jq -r '.kind + " " + .state' <<<"$s")" "uki drift"
+check "Secure Boot on: the note says the options do not reach it" grep -q 'Secure Boot is on' <<<"$(jq -r .note <<<"$s")"
+expect_exit "Secure Boot on: check says drift, whatever the options say" 1 "$MEMCG_POLICY" --root "$root" check
