@@ -27,6 +27,9 @@ mkroot() {
 }
 
 pass() { echo "PASS: $1"; }
+# private_mounts: can this run enter a mount namespace of its own with
+# private propagation (root, and "/" a mount point: not in a bare chroot)?
+private_mounts() { [ "$(id -u)" -eq 0 ] && unshare -m --propagation private true 2>/dev/null; }
 fail() { echo "FAIL: $1"; shift; [ $# -eq 0 ] || printf '  %s\n' "$@"; }
 
 check() {

