@@ -333,3 +333,14 @@ out:
 		close(fds[i]);
 	return ret;
 }
+
+int spawn_failed(const char *what, int rc, const char *output)
+{
+	size_t n = output ? strlen(output) : 0;
+	while (n > 0 && output[n - 1] == '\n')
+		n--;
+	if (rc < 0)
+		return diag_error(EXIT_SYSTEM, "%s: cannot run: %s", what, strerror(-rc));
+	return diag_error(EXIT_SYSTEM, "%s failed (exit status %d)%s%.*s", what, rc, n ? ":\n" : "", (int)n,
+		      n ? output : "");
+}

@@ -25,6 +25,11 @@ typedef int (*spawn_prepare_fn)(void *data);
 int spawn_run_prepared(const char *const *argv, const char *const *env, const char *chroot_dir, const int *in_fds,
 		       char **output, spawn_prepare_fn prepare, void *data);
 
+/* A child's failure as an error (EXIT_SYSTEM): rc from spawn_run, below 0
+ * "WHAT: cannot run: ERROR", else "WHAT failed (exit status N)" and its
+ * output without its last line breaks. Returns -EXIT_SYSTEM. */
+int spawn_failed(const char *what, int rc, const char *output);
+
 /* Counts children started by this process (for the bench: a no-op apply
  * starts none). */
 unsigned spawn_count(void);

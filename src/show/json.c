@@ -1,5 +1,6 @@
 /* show/json.c - the --json output, see show/report.h. */
 #include "show/report.h"
+#include "slots/uki.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -238,11 +239,8 @@ static struct json_object *slot_json(const struct slot *s, const struct slot_cha
 			json_object_array_add(aa, a);
 		}
 		json_object_object_add(uj, "addons", aa);
-		struct strbuf sb = { 0 };
-		for (size_t i = 0; i < u->rebuild.n; i++)
-			sb_appendf(&sb, "%s%s", i ? " " : "", u->rebuild.v[i]);
-		json_object_object_add(uj, "rebuild", u->rebuild.n ? json_object_new_string(sb.s) : NULL);
-		sb_free(&sb);
+		_cleanup_free_ char *rebuild = uki_rebuild_command(s);
+		json_object_object_add(uj, "rebuild", str_or_null(rebuild));
 		json_object_object_add(j, "uki", uj);
 	}
 	return j;

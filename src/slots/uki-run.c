@@ -14,12 +14,7 @@
 /* A UKI marked for a rebuild: its command as one string, else NULL. */
 static char *rebuild_text(const struct slot *s, bool changed)
 {
-	if (!changed || s->kind != SLOT_UKI || s->unmanaged || !s->uki || !s->uki->rebuild.n)
-		return NULL;
-	struct strbuf sb = { 0 };
-	for (size_t k = 0; k < s->uki->rebuild.n; k++)
-		sb_appendf(&sb, "%s%s", k ? " " : "", s->uki->rebuild.v[k]);
-	return sb_take(&sb);
+	return changed && !s->unmanaged ? uki_rebuild_command(s) : NULL;
 }
 
 /* The rebuild commands of the UKIs marked changed, once each (two UKIs of
@@ -123,14 +118,8 @@ int uki_after_commit(const struct root *r, const struct slot_list *l, const bool
 		}
 		free(argv);
 		(*ran)++;
-		size_t n = out ? strlen(out) : 0;
-		while (n > 0 && out[n - 1] == '\n')
-			n--;
-		if (rc < 0)
-			e = diag_error(EXIT_SYSTEM, "kernel-install: cannot run: %s", strerror(-rc));
-		else if (rc != 0)
-			e = diag_error(EXIT_SYSTEM, "%s failed (exit status %d)%s%.*s", cmds.v[i], rc, n ? ":\n" : "",
-				       (int)n, n ? out : "");
+		if (rc != 0)
+			e = spawn_failed(rc < 0 ? "kernel-install" : cmds.v[i], rc, out);
 		else
 			log_verbose_lines("kernel-install", out);
 	}

@@ -411,6 +411,16 @@ static const char *addon_against(const struct slot *s, const struct strv *remove
 	return from;
 }
 
+char *uki_rebuild_command(const struct slot *s)
+{
+	if (s->kind != SLOT_UKI || !s->uki || !s->uki->rebuild.n)
+		return NULL;
+	struct strbuf sb = { 0 };
+	for (size_t i = 0; i < s->uki->rebuild.n; i++)
+		sb_appendf(&sb, "%s%s", i ? " " : "", s->uki->rebuild.v[i]);
+	return sb_take(&sb);
+}
+
 bool uki_rebuild_helps(const struct slot *s, const struct strv *remove)
 {
 	return s->kind == SLOT_UKI && !s->unmanaged && s->uki && s->uki->rebuild.n && !addon_against(s, remove);
@@ -442,9 +452,8 @@ enum slot_state uki_state(const struct slot *s, const struct strv *add, const st
 	if (from_addon) {
 		sb_appendf(&sb, " (from the addon %s: remove it, or take the token out of it)", from_addon);
 	} else if (u && u->rebuild.n) {
-		sb_append(&sb, ": rebuild it from /etc/kernel/cmdline with");
-		for (size_t i = 0; i < u->rebuild.n; i++)
-			sb_appendf(&sb, " %s", u->rebuild.v[i]);
+		_cleanup_free_ char *cmd = uki_rebuild_command(s);
+		sb_appendf(&sb, ": rebuild it from /etc/kernel/cmdline with %s", cmd);
 	} else if (u && u->no_rebuild) {
 		sb_appendf(&sb, ": cannot be rebuilt: %s", u->no_rebuild);
 	}

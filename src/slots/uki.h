@@ -16,6 +16,10 @@
  * lacks or has, where from, and what rebuilds it. Pure. */
 enum slot_state uki_state(const struct slot *s, const struct strv *add, const struct strv *remove, char **why);
 
+/* The command that rebuilds a UKI slot, its words joined by spaces (a new
+ * string); NULL where there is none. */
+char *uki_rebuild_command(const struct slot *s);
+
 /* Would rebuilding it from /etc/kernel/cmdline help: there is a rebuild
  * command, and no addon brings a token to be removed (an addon outlives
  * every rebuild)? */

@@ -79,17 +79,6 @@ char *grub_regen_text(const struct grub_regen *g)
 	return xasprintf("%s -o %s", grub_basename(g->tool), g->menu);
 }
 
-static int tool_failed(const char *what, int rc, const char *output)
-{
-	size_t n = output ? strlen(output) : 0;
-	while (n > 0 && output[n - 1] == '\n')
-		n--;
-	if (rc < 0)
-		return diag_error(EXIT_SYSTEM, "%s: cannot run: %s", what, strerror(-rc));
-	return diag_error(EXIT_SYSTEM, "%s failed (exit status %d)%s%.*s", what, rc, n ? ":\n" : "", (int)n,
-		      n ? output : "");
-}
-
 char *grub_kernelopts_block(const struct root *r, const char *path, const char *value, size_t *len, int *err)
 {
 	_cleanup_free_ char *disp = root_display(r, path);
@@ -202,7 +191,7 @@ int grub_after_commit(const struct root *r, const struct policy *p, const struct
 	}
 	(*ran_tools)++;
 	if (rc != 0)
-		e = tool_failed(grub_basename(g.tool), rc, out);
+		e = spawn_failed(grub_basename(g.tool), rc, out);
 	else
 		log_verbose_lines(grub_basename(g.tool), out);
 	grub_regen_free(&g);
