@@ -229,6 +229,17 @@ int cmd_status(struct context *ctx, int argc, char **argv)
 		       s->kernel ? " [" : "", s->kernel ? esc(s->kernel) : "", s->kernel ? "]" : "");
 		if (slot_note(s, &ev.ch[i]))
 			printf("  %-14s %-9s   %s\n", "", "", esc(slot_note(s, &ev.ch[i])));
+		/* a UKI's line is in no file an admin edits: shown, and with
+		 * -v where each part comes from */
+		if (s->kind == SLOT_UKI && s->uki && s->content) {
+			const struct uki_facts *u = s->uki;
+			printf("  %-14s %-9s   the kernel gets: %s", "", "", esc(s->content));
+			if (u->addons.n)
+				printf(" (its own line, then %zu addon%s)", u->addons.n, u->addons.n == 1 ? "" : "s");
+			printf("\n");
+			for (size_t k = 0; log_verbosity > 0 && k < u->addons.n; k++)
+				printf("  %-14s %-9s   addon %s: %s\n", "", "", esc(u->addons.v[k]), esc(u->addon_lines.v[k]));
+		}
 	}
 	if (folded)
 		printf("  ... and %zu more in sync (-v lists them)\n", folded);

@@ -111,6 +111,12 @@ expect_eq "addons: each one's line is ukify inspect's" "$(jq -r '.uki.addons[] |
 	"a=1 b=2 c=3 mine=yes "
 expect_exit "addons: an addon with a .linux section is refused, said" 0 "$MEMCG_POLICY" --root "$root" status
 check "addons: the refusal names the file" grep -q '99-kernel.addon.efi: has a .linux section' <<<"$ERR"
+check "addons: status shows the line the kernel gets, and that addons make it" \
+	grep -qx '  *the kernel gets: root=UUID=1234 ro quiet a=1 b=2 c=3 mine=yes (its own line, then 4 addons)' <<<"$OUT"
+expect_exit "addons: status -v" 0 "$MEMCG_POLICY" -v --root "$root" status
+check "addons: status -v names each addon and its line, in order" \
+	test "$(grep -o 'addon [^ ]*: [^ ]*$' <<<"$OUT" | tr '\n' ' ')" = \
+	"addon /boot/efi/loader/addons/10-a.addon.efi: a=1 addon /boot/efi/loader/addons/20-b.addon.efi: b=2 addon $E/$MID-$V.efi.extra.d/05-c.addon.efi: c=3 addon $E/$MID-$V.efi.extra.d/09-mine.addon.efi: mine=yes "
 
 # --- 3. judged: the line the stub gives is what the next boot gets ---
 root=$(mkuki_root)
