@@ -388,12 +388,11 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 	bool noting = !o->dry_run && ctx->lock_fd < 0;
 	if (noting)
 		inputs_start();
-	struct evaluation ev;
+	_cleanup_evaluation_ struct evaluation ev = { 0 };
 	int r = evaluate(ctx, o->kernel, &ev);
 	inputs_stop();
 	if (r < 0) {
 		inputs_clear();
-		evaluation_free(&ev);
 		return early_end(ctx, o, hook_result(ctx, o, r));
 	}
 	if (ev.grub_no_program) {
@@ -407,7 +406,6 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 		ctx->lock_fd = lock_take(&ctx->root);
 		if (ctx->lock_fd < 0) {
 			inputs_clear();
-			evaluation_free(&ev);
 			return early_end(ctx, o, -ctx->lock_fd);
 		}
 		if (noting && root_inputs_unchanged(&ctx->root)) {
@@ -418,7 +416,6 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 			r = evaluate(ctx, o->kernel, &ev);
 			if (r < 0) {
 				inputs_clear();
-				evaluation_free(&ev);
 				return early_end(ctx, o, hook_result(ctx, o, r));
 			}
 		}
@@ -499,7 +496,8 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 			json_report_evaluation(obj, ctx, &ev);
 			struct json_object *was;
 			bool set_changed = json_object_object_get_ex(obj, "changed", &was) && json_object_get_boolean(was);
-			json_report_set(obj, "changed", json_object_new_boolean(changed || ran > 0 || set_changed));
+			json_report_set(obj, "changed",
+					json_object_new_boolean(changed || ran > 0 || rebuilt > 0 || set_changed));
 			json_report_set(obj, "dry_run", json_object_new_boolean(o->dry_run));
 		} else if (log_verbosity >= 0 && !o->hook && o->dry_run && changed) {
 			r = print_dry_run_end(ctx, o, &ev);
@@ -514,7 +512,6 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 		rc = ukis_left(ctx, o, &ev);
 	if (!applied)
 		rc = recorded_code(o, rc);
-	evaluation_free(&ev);
 	if (obj)
 		json_report_emit(obj, rc);
 	return rc;

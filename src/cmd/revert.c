@@ -268,12 +268,11 @@ static int revert_journal(struct context *ctx, bool dry_run, const char *kernel,
 static int tell_reapply(struct context *ctx, struct json_object *obj, bool dry_run, bool reverted)
 {
 	context_unload(ctx);
-	struct evaluation ev;
+	_cleanup_evaluation_ struct evaluation ev = { 0 };
 	diag_errors_as_warnings(true);
 	int r = evaluate(ctx, NULL, &ev);
 	diag_errors_as_warnings(false);
 	if (r < 0) {
-		evaluation_free(&ev);
 		if (!obj)
 			diag_warn("cannot tell whether the policy applies again at the next kernel update");
 		return 0;
@@ -298,7 +297,6 @@ static int tell_reapply(struct context *ctx, struct json_object *obj, bool dry_r
 	}
 	if (!obj && !dry_run && log_verbosity >= 0)
 		print_next_boot(ctx, &nb);
-	evaluation_free(&ev);
 	return 0;
 }
 

@@ -232,18 +232,17 @@ static int set_dry_run(struct context *ctx, const char *mode)
 	}
 	ctx->policy_as_if = updated;
 	ctx->policy_as_if_len = strlen(updated);
-	struct evaluation ev;
+	_cleanup_evaluation_ struct evaluation ev = { 0 };
 	r = evaluate(ctx, NULL, &ev);
 	bool over = r >= 0 && overridden(ctx, &ev, mode, true);
 	if (r < 0 || over) {
 		if (obj && r >= 0)
 			json_report_evaluation(obj, ctx, &ev);
-		evaluation_free(&ev);
 		ctx->policy_as_if = NULL;
 		int code = r < 0 ? -r : EXIT_DRIFT;
 		return obj ? json_report_emit(obj, code) : code;
 	}
-	evaluation_free(&ev);
+	evaluation_free(&ev); /* apply looks again */
 	struct apply_options o = { .dry_run = true, .report = obj };
 	int rc = apply_run(ctx, &o);
 	ctx->policy_as_if = NULL;
@@ -291,7 +290,7 @@ int cmd_set(struct context *ctx, int argc, char **argv)
 	if (r < 0)
 		return -r;
 	/* what the policy now decides: overridden, nothing is applied */
-	struct evaluation ev;
+	_cleanup_evaluation_ struct evaluation ev = { 0 };
 	r = evaluate(ctx, NULL, &ev);
 	bool over = r >= 0 && overridden(ctx, &ev, mode, false);
 	struct json_object *obj = NULL;
@@ -300,7 +299,6 @@ int cmd_set(struct context *ctx, int argc, char **argv)
 	if (r < 0 || over || no_apply) {
 		if (obj && r >= 0)
 			json_report_evaluation(obj, ctx, &ev);
-		evaluation_free(&ev);
 		int code = r < 0 ? (wrote && (r == -EXIT_BADINPUT || r == -EXIT_SYSTEM) ? EXIT_RECORDED : -r)
 			   : over ? EXIT_DRIFT : EXIT_OK;
 		if (obj)
@@ -312,7 +310,7 @@ int cmd_set(struct context *ctx, int argc, char **argv)
 			printf("not applied yet (--no-apply): memcg-policy apply makes the boot configuration match\n");
 		return code;
 	}
-	evaluation_free(&ev);
+	evaluation_free(&ev); /* apply looks again */
 	struct apply_options o = { .report = obj, .recorded = wrote };
 	return apply_run(ctx, &o);
 }
