@@ -22,6 +22,7 @@
 #      check in the image says in sync
 #   6. mode = on, apply --regenerate with those plugins in the image: the
 #      rebuild runs them, and they must not wait for the tool's own lock
+#   7. a UKI alone to put right: --json says changed, the UKI "rebuilt"
 # Prints PASS/FAIL lines and "N passed, N failed".
 set -u
 build=${1:?usage: tests/uki/rebuild.sh BUILD-DIR}
@@ -167,4 +168,18 @@ run "6: apply --regenerate with the package's plugins in the image ends (no wait
 	timeout 300 "$M" --root "$R" apply --regenerate
 check_not "6: the UKI rebuilt without the token" has_token "$(inspect_cmdline)"
 run "6: check: in sync" 0 "$M" --root "$R" check
+
+# 7: only the UKI to put right (rebuilt by hand from an older line):
+# --json says it changed something, and names the UKI as rebuilt
+printf '[policy]\nmode = off\n' >"$R/etc/memcg-policy.conf"
+run "7: apply --regenerate" 0 "$M" --root "$R" apply --regenerate
+cp "$R/etc/kernel/cmdline" "$W/cmdline.tool"
+echo "root=UUID=5e2a4c1b-0000-4000-8000-000000000001 ro quiet" >"$R/etc/kernel/cmdline"
+in_image env MEMCG_POLICY_REBUILDING=1 kernel-install add "$V" "/boot/vmlinuz-$V" "/boot/initrd.img-$V" >/dev/null 2>&1
+cp "$W/cmdline.tool" "$R/etc/kernel/cmdline"
+run "7: apply --regenerate --json, the UKI alone drifting" 0 "$M" --root "$R" --json apply --regenerate
+expect_eq "7: --json: changed is true when only a UKI was rebuilt" "$(jq -r .changed <<<"$OUT")" true
+expect_eq "7: --json: the UKI is listed as rebuilt" \
+	"$(jq -r --arg p "$UKI" '.files[] | select(.path == $p) | .action' <<<"$OUT")" rebuilt
+check "7: the UKI has the token" has_token "$(inspect_cmdline)"
 finish
