@@ -81,7 +81,7 @@ int uki_after_commit(const struct root *r, const struct slot_list *l, const bool
 			    "/etc/kernel/cmdline as just written)");
 		return 0;
 	}
-	if (mode == GRUB_REGEN_NEVER || (mode == GRUB_REGEN_POLICY && (policy_no || !r->live))) {
+	if (grub_regen_skipped(mode, policy_no, r->live)) {
 		for (size_t i = 0; i < cmds.n; i++) {
 			if (r->live || mode == GRUB_REGEN_NEVER)
 				log_verbose("UKI not rebuilt (%s): run %s",

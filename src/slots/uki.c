@@ -240,6 +240,28 @@ static void find_rebuild(const struct root *r, const char *ver, struct uki_facts
 		strv_pushdup(&u->rebuild, initrd);
 }
 
+/* The facts of the UKI at path, whose own parts were read (taken over
+ * from own): then its addons, the global ones of boot_dir first. 0, or a
+ * negative exit code (nothing kept). */
+static int facts_of(const struct root *r, const char *boot_dir, const char *path, struct pe_parts *own,
+		    struct uki_facts **out)
+{
+	struct uki_facts *u = xcalloc(1, sizeof(*u));
+	u->own = TAKE_PTR(own->cmdline);
+	u->uname = TAKE_PTR(own->uname);
+	_cleanup_free_ char *global = path_join(boot_dir, "loader/addons");
+	_cleanup_free_ char *extra = xasprintf("%s.extra.d", path);
+	int e = add_addons(r, global, u->uname, u);
+	if (e >= 0)
+		e = add_addons(r, extra, u->uname, u);
+	if (e < 0) {
+		uki_facts_free(u);
+		return e;
+	}
+	*out = u;
+	return 0;
+}
+
 static int uki_slot(const struct root *r, const struct policy *p, const struct bls_identity *id,
 		    const char *boot_dir, const char *path, struct slot_list *l)
 {
@@ -259,19 +281,12 @@ static int uki_slot(const struct root *r, const struct policy *p, const struct b
 		pe_parts_free(&own);
 		return 0;
 	}
-	struct uki_facts *u = xcalloc(1, sizeof(*u));
-	s->uki = u;
-	u->own = own.cmdline;
-	u->uname = own.uname;
-	s->kernel = u->uname ? xstrdup(u->uname) : name_release(path);
-
-	_cleanup_free_ char *global = path_join(boot_dir, "loader/addons");
-	_cleanup_free_ char *extra = xasprintf("%s.extra.d", path);
-	e = add_addons(r, global, u->uname, u);
-	if (e >= 0)
-		e = add_addons(r, extra, u->uname, u);
+	struct uki_facts *u;
+	e = facts_of(r, boot_dir, path, &own, &u);
 	if (e < 0)
 		return e;
+	s->uki = u;
+	s->kernel = u->uname ? xstrdup(u->uname) : name_release(path);
 
 	s->content = joined_line(u, &s->len);
 
@@ -336,17 +351,10 @@ int uki_entry_slot(const struct root *r, const struct policy *p, const char *boo
 		s->note = NULL;
 		return diag_error(root_error_exit(e), "%s: cannot read: %s", disp, root_strerror(e));
 	}
-	struct uki_facts *u = xcalloc(1, sizeof(*u));
-	u->own = own.cmdline;
-	u->uname = own.uname;
-	_cleanup_free_ char *global = path_join(boot_dir, "loader/addons");
-	_cleanup_free_ char *extra = xasprintf("%s.extra.d", path);
-	e = add_addons(r, global, u->uname, u);
-	if (e >= 0)
-		e = add_addons(r, extra, u->uname, u);
+	struct uki_facts *u;
+	e = facts_of(r, boot_dir, path, &own, &u);
 	if (e < 0) {
 		s->note = NULL;
-		uki_facts_free(u);
 		return e;
 	}
 	s->kind = SLOT_UKI;

@@ -50,6 +50,12 @@ enum slot_state grub_cfg_state(const struct slot *s, decision_lookup_fn lookup, 
  * always (--regenerate: with --root in a private mount namespace, see
  * grub_regen_preflight). */
 enum grub_regen_mode { GRUB_REGEN_POLICY, GRUB_REGEN_NEVER, GRUB_REGEN_FORCE };
+/* Does mode leave the regeneration out: never, or as the policy says
+ * where it says regenerate = no (policy_no) or the root is not live? */
+static inline bool grub_regen_skipped(enum grub_regen_mode mode, bool policy_no, bool live)
+{
+	return mode == GRUB_REGEN_NEVER || (mode == GRUB_REGEN_POLICY && (policy_no || !live));
+}
 
 /* Before anything is written, for --regenerate: where the slots' changes
  * would regenerate a menu, that the root has a tool to do it and, with

@@ -160,7 +160,7 @@ int grub_after_commit(const struct root *r, const struct policy *p, const struct
 			    "on the command line): use apply --regenerate",
 			    o->file ? o->file : "", o->file ? ":" : "", o->line, r->chroot ? "in a chroot" : "with --root");
 	}
-	if (mode == GRUB_REGEN_NEVER || (mode == GRUB_REGEN_POLICY && (want == TRI_NO || !r->live))) {
+	if (grub_regen_skipped(mode, want == TRI_NO, r->live)) {
 		_cleanup_free_ char *how = grub_regen_text(&g);
 		if (r->live || mode == GRUB_REGEN_NEVER)
 			log_verbose("GRUB menu not regenerated (%s): run %s",
