@@ -46,11 +46,15 @@ static void print_changes(const struct evaluation *ev)
  * may regenerate them: that is part of applying (the drop-in's output
  * changes with the policy while the drop-in itself stays the same; a UKI
  * keeps the line it was built with). */
+static enum grub_regen_mode regen_mode(const struct apply_options *o)
+{
+	return o->no_regenerate ? GRUB_REGEN_NEVER : o->regenerate ? GRUB_REGEN_FORCE : GRUB_REGEN_POLICY;
+}
+
 static bool menu_drifts(const struct context *ctx, const struct apply_options *o, const struct evaluation *ev,
 			size_t i)
 {
-	enum tristate g = ctx->policy.regenerate;
-	if (o->no_regenerate || (!o->regenerate && (g == TRI_NO || !ctx->root.live)))
+	if (grub_regen_skipped(regen_mode(o), ctx->policy.regenerate == TRI_NO, ctx->root.live))
 		return false;
 	const struct slot *s = &ev->slots.v[i];
 	const struct slot_change *c = &ev->ch[i];
@@ -180,9 +184,7 @@ static int commit(struct context *ctx, struct evaluation *ev, const struct apply
 		r = uki_rebuild_preflight(&ctx->root, &ev->slots, changed);
 	if (r >= 0 && any_change(ev))
 		r = write_files(ctx, ev);
-	enum grub_regen_mode m = o->no_regenerate ? GRUB_REGEN_NEVER :
-				 o->regenerate	  ? GRUB_REGEN_FORCE :
-						    GRUB_REGEN_POLICY;
+	enum grub_regen_mode m = regen_mode(o);
 	if (r >= 0)
 		r = grub_after_commit(&ctx->root, &ctx->policy, &ev->slots, changed, m, ran);
 	/* UKIs after the files: kernel-install builds them from
