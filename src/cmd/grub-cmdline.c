@@ -91,6 +91,34 @@ static void say_taken_out(const char *var, const char *before, const char *after
 	cmdline_free(&a);
 }
 
+/* The line the kernel gets from the pair: normal entries get
+ * "LINUX DEFAULT", recovery entries "single LINUX" (10_linux's default
+ * GRUB_CMDLINE_LINUX_RECOVERY). An edit that would make either longer
+ * than the menu's kernels keep is not made (the values are printed as
+ * they were: check then reports the menu); a pair already over it is
+ * warned about. Returns false when the edit was dropped. */
+static bool within_limit(const char *lin, const char *def, char **lo, char **dout, size_t limit)
+{
+	size_t before = strlen(lin) + 1 + strlen(def), after = strlen(*lo) + 1 + strlen(*dout);
+	size_t rbefore = strlen("single ") + strlen(lin), rafter = strlen("single ") + strlen(*lo);
+	if ((after > limit && after > before) || (rafter > limit && rafter > rbefore)) {
+		diag_warn("grub-cmdline: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT would be %zu bytes with the "
+			  "recorded decision, longer than the %zu the menu's kernels keep: left unchanged (memcg is not "
+			  "as decided: see memcg-policy check)",
+			  after > rafter ? after : rafter, limit);
+		free(*lo);
+		free(*dout);
+		*lo = xstrdup(lin);
+		*dout = xstrdup(def);
+		return false;
+	}
+	if (before > limit)
+		diag_warn("grub-cmdline: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT are %zu bytes, longer than the "
+			  "%zu the menu's kernels keep: the end of the line is lost at boot",
+			  before, limit);
+	return true;
+}
+
 int cmd_grub_cmdline(struct context *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -122,12 +150,15 @@ int cmd_grub_cmdline(struct context *ctx, int argc, char **argv)
 		strv_free(&t.add);
 	if (have) {
 		r = grub_filter(&t, lin, def, &lo, &dout);
+		size_t limit = t.limit;
 		grub_tokens_free(&t);
 		if (r < 0) {
 			return -diag_error(EXIT_BADINPUT, "grub-cmdline: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT "
 						      "cannot be edited safely (a line break, or a quote left open across "
 						      "them on a memcg argument): left unchanged");
 		}
+		if (!no_add && limit)
+			(void)within_limit(lin, def, &lo, &dout, limit);
 	} else {
 		lo = xstrdup(lin);
 		dout = xstrdup(def);

@@ -36,6 +36,8 @@ struct decision {
 	size_t why;                 /* the reason that decided: an index into reasons
 				     * (status's headline); 0, the mode's, by default */
 	struct strv warnings;
+	size_t line_limit;          /* GRUB's: bytes of the line the menu's kernels
+				     * keep (0 unknown; grub_decision) */
 	bool unmeetable;            /* on asked, off by default, no cgroup_enable= known: the
 				     * planner makes it an error naming accepts-cgroup-enable */
 };

@@ -410,6 +410,30 @@ char *cmdline_edit_refused(const char *line, size_t len, const struct strv *remo
 	return bad;
 }
 
+size_t cmdline_init_env_names(const char *line, size_t len)
+{
+	struct cmdline c;
+	cmdline_split(line, len, &c);
+	struct strv names = {0};
+	for (size_t i = 0; i < c.n_kernel; i++) {
+		_cleanup_free_ char *name = cmdline_token_name(&c, i);
+		_cleanup_free_ char *value = cmdline_token_value(&c, i);
+		if (!name || !value || !*name || strchr(name, '.'))
+			continue;
+		for (char *p = name; *p; p++)
+			if (*p == '-')
+				*p = '_';
+		if (streq(name, "cgroup_disable"))
+			continue; /* a parameter of every kernel with memcg */
+		if (!strv_contains(&names, name))
+			strv_pushdup(&names, name);
+	}
+	size_t n = names.n;
+	strv_free(&names);
+	cmdline_free(&c);
+	return n;
+}
+
 size_t cmdline_size_for_arch(const char *arch)
 {
 	static const struct {

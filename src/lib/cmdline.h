@@ -118,6 +118,16 @@ char *cmdline_edit_like(const char *line, size_t len, const struct strv *remove,
  * there is none. */
 char *cmdline_edit_refused(const char *line, size_t len, const struct strv *remove);
 
+/* How many variables of init the kernel tokens of a line could make: the
+ * distinct names of its name=value tokens without a '.', but
+ * cgroup_disable (a kernel passes
+ * such a token to init's environment when no parameter of its has the
+ * name; which names it has is not known here, so every one counts). Init
+ * gets at most CMDLINE_INIT_ENVS of them (MAX_INIT_ENVS, with HOME= and
+ * TERM= set by the kernel itself): one more is a panic at boot. */
+size_t cmdline_init_env_names(const char *line, size_t len);
+#define CMDLINE_INIT_ENVS 30
+
 /* The kernel's COMMAND_LINE_SIZE for an architecture as a kernel config
  * names it ("x86", "arm64", "arm", "riscv", "mips", ...; each arch's
  * asm/setup.h, else asm-generic's 512; s390: its Kconfig default): it

@@ -20,10 +20,10 @@ const struct kernel_decision *evaluation_find(const struct evaluation *ev, const
 }
 
 /* One GRUB command line serves every kernel of a menu. */
-static const struct decision *lookup_decision(void *data, const char *release)
+static const struct decision *lookup_decision(void *data, const char *release, const struct kernel_decision **own)
 {
 	const struct evaluation *ev = data;
-	(void)release;
+	*own = release ? evaluation_find(ev, release) : NULL;
 	return &ev->grub;
 }
 
@@ -235,6 +235,11 @@ static int decide_and_plan(struct context *ctx, const char *only, struct kernel 
 			ev->in_sync = false;
 	for (size_t i = 0; i < ev->slots.n; i++) {
 		r = plan_slot(ev, &ev->slots.v[i], &ev->ch[i], only);
+		if (r < 0)
+			return r;
+	}
+	if (!ev->grub.keep) {
+		r = grub_check_lines(&ctx->root, &ev->slots, ev->ch, ev->kd, ev->n_kd);
 		if (r < 0)
 			return r;
 	}

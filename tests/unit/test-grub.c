@@ -51,9 +51,10 @@ struct lookup_table {
 	const struct decision *def;
 };
 
-static const struct decision *lookup(void *data, const char *release)
+static const struct decision *lookup(void *data, const char *release, const struct kernel_decision **own)
 {
 	struct lookup_table *t = data;
+	*own = NULL;
 	for (size_t i = 0; i < 4 && t->release[i]; i++)
 		if (release && streq(t->release[i], release))
 			return t->d[i];
@@ -434,6 +435,175 @@ TEST(menu_in_sync_ignores_other_sections)
 	CHECK_INT(cfg_state(&s, lookup, &t), SLOT_IN_SYNC);
 	slot_clear(&s);
 	decision_free(&off);
+}
+
+/* ---- one line for the menu's kernels (grub_menu_decision) ---- */
+
+static const struct decide_kernel K_MAINLINE = { "6.1.0-9-amd64", true, MEMCG_DEFAULT_ON, NULL, NULL,
+						 RULE_DISABLE_WINS, false, NULL, NULL, BUILTIN_NONE };
+static const struct decide_kernel K_MAINLINE2 = { "6.1.0-13-amd64", true, MEMCG_DEFAULT_ON, NULL, NULL,
+						  RULE_DISABLE_WINS, false, NULL, NULL, BUILTIN_NONE };
+static const struct decide_kernel K_DEBIAN8 = { "3.16.0-4-amd64", true, MEMCG_DEFAULT_OFF, NULL, NULL,
+						RULE_LAST_WINS, true, NULL, NULL, BUILTIN_NONE };
+static const struct decide_kernel K_RPI66 = { "6.6.51+rpt-rpi-2712", true, MEMCG_DEFAULT_OFF, NULL, NULL,
+					      RULE_ENABLE_WINS, true, NULL, NULL, BUILTIN_NONE };
+
+/* The decision decide() takes for a kernel of these rules in mode on/off. */
+static struct decision decided(const struct decide_kernel *k, enum memcg_state want)
+{
+	struct decision d = { .state = want };
+	bool on_default = k->default_state == MEMCG_DEFAULT_ON;
+	if (want == STATE_ON) {
+		strv_pushdup(&d.remove, "cgroup_disable=memory");
+		if (!on_default)
+			strv_pushdup(&d.add, "cgroup_enable=memory");
+	} else {
+		strv_pushdup(&d.remove, "cgroup_enable=memory");
+		if (on_default || k->rule == RULE_ENABLE_WINS)
+			strv_pushdup(&d.add, "cgroup_disable=memory");
+	}
+	return d;
+}
+
+static char *joined_strv(const struct strv *v)
+{
+	struct strbuf sb = {0};
+	sb_append(&sb, "");
+	for (size_t i = 0; i < v->n; i++)
+		sb_appendf(&sb, "%s%s", i ? " " : "", v->v[i]);
+	return sb_take(&sb);
+}
+
+TEST(menu_decision_one_line_for_kernels_of_other_rules)
+{
+	static const struct {
+		const struct decide_kernel *a, *b;
+		enum memcg_state sa, sb;
+		const char *add;    /* the tokens recorded, in order; NULL: an error */
+	} cases[] = {
+		/* alike: the union, cgroup_enable=memory for the old kernel
+		 * (a variable of init nobody reads on mainline) */
+		{ &K_MAINLINE, &K_DEBIAN8, STATE_ON, STATE_ON, "cgroup_enable=memory" },
+		{ &K_MAINLINE, &K_DEBIAN8, STATE_OFF, STATE_OFF, "cgroup_disable=memory" },
+		{ &K_MAINLINE, &K_RPI66, STATE_ON, STATE_ON, "cgroup_enable=memory" },
+		/* apart: disable wins on mainline, the last one on 3.16 */
+		{ &K_MAINLINE, &K_DEBIAN8, STATE_OFF, STATE_ON, "cgroup_disable=memory cgroup_enable=memory" },
+		{ &K_MAINLINE, &K_DEBIAN8, STATE_ON, STATE_OFF, "" },
+		{ &K_MAINLINE, &K_RPI66, STATE_OFF, STATE_ON, "cgroup_disable=memory cgroup_enable=memory" },
+		{ &K_DEBIAN8, &K_RPI66, STATE_OFF, STATE_ON, "cgroup_enable=memory cgroup_disable=memory" },
+		/* one rule, two states: no one line */
+		{ &K_MAINLINE, &K_MAINLINE2, STATE_ON, STATE_OFF, NULL },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct decision da = decided(cases[i].a, cases[i].sa), db = decided(cases[i].b, cases[i].sb);
+		const struct grub_kernel k[2] = { { cases[i].a->release, cases[i].a, &da },
+						  { cases[i].b->release, cases[i].b, &db } };
+		struct decision out;
+		char *err = grub_menu_decision(k, 2, 0, &out);
+		if (!cases[i].add) {
+			CHECK(err && strstr(err, cases[i].a->release) && strstr(err, cases[i].b->release));
+			CHECK(out.keep);
+		} else {
+			CHECK(err == NULL);
+			char *got = joined_strv(&out.add);
+			CHECK_STR(got, cases[i].add);
+			/* by each kernel's own rules, the recorded switches give it its state */
+			CHECK_INT(cmdline_memcg_state(cases[i].a, got), cases[i].sa);
+			CHECK_INT(cmdline_memcg_state(cases[i].b, got), cases[i].sb);
+			free(got);
+			CHECK(out.warnings.n == 0);
+		}
+		free(err);
+		decision_free(&out);
+		decision_free(&da);
+		decision_free(&db);
+	}
+}
+
+/* The filter with a solved decision: both switches out wherever they are,
+ * back at the end of GRUB_CMDLINE_LINUX in their order, out of _DEFAULT. */
+TEST(filter_puts_switches_in_order)
+{
+	struct grub_tokens t = {0};
+	strv_pushdup(&t.add, "cgroup_disable=memory");
+	strv_pushdup(&t.add, "cgroup_enable=memory");
+	strv_pushdup(&t.remove, "cgroup_disable=memory");
+	strv_pushdup(&t.remove, "cgroup_enable=memory");
+	char *lo, *dout;
+	CHECK_INT(grub_filter(&t, "cgroup_enable=memory root=/dev/sda1", "quiet cgroup_disable=memory", &lo, &dout), 0);
+	CHECK_STR(lo, "root=/dev/sda1 cgroup_disable=memory cgroup_enable=memory");
+	CHECK_STR(dout, "quiet");
+	/* again: nothing more */
+	char *lo2, *dout2;
+	CHECK_INT(grub_filter(&t, lo, dout, &lo2, &dout2), 0);
+	CHECK_STR(lo2, lo);
+	CHECK_STR(dout2, dout);
+	free(lo);
+	free(dout);
+	free(lo2);
+	free(dout2);
+	/* an open quote in LINUX that DEFAULT closes, across no memcg
+	 * argument: the edit goes on (it used to be refused by name) */
+	grub_tokens_free(&t);
+	strv_pushdup(&t.remove, "cgroup_disable=memory");
+	CHECK_INT(grub_filter(&t, "cgroup_enable=\"cpu", "cpuset\" cgroup_disable=memory quiet", &lo, &dout), 0);
+	CHECK_STR(lo, "cgroup_enable=\"cpu");
+	CHECK_STR(dout, "cpuset\" quiet");
+	free(lo);
+	free(dout);
+	/* "cpu memory" is one item, not memory: nothing to take out */
+	CHECK_INT(grub_filter(&t, "cgroup_disable=\"cpu", "memory\" quiet", &lo, &dout), 0);
+	CHECK_STR(dout, "memory\" quiet");
+	free(lo);
+	free(dout);
+	/* across a memory item to take out: refused */
+	CHECK_INT(grub_filter(&t, "cgroup_disable=\"memory,x", "y\" quiet", &lo, &dout), -EXIT_BADINPUT);
+	grub_tokens_free(&t);
+}
+
+/* Each menu line judged by its own kernel's rules too: the switches in
+ * the wrong order are drift for the kernel they fail. */
+struct own_table {
+	const struct decision *grub;
+	const struct kernel_decision *kd[2];
+};
+
+static const struct decision *lookup_own(void *data, const char *release, const struct kernel_decision **own)
+{
+	struct own_table *t = data;
+	*own = NULL;
+	for (size_t i = 0; i < 2; i++)
+		if (release && streq(t->kd[i]->dk.release, release))
+			*own = t->kd[i];
+	return t->grub;
+}
+
+TEST(menu_lines_judged_by_their_kernels_rules)
+{
+	struct kernel_decision m = { .dk = K_MAINLINE, .d = decided(&K_MAINLINE, STATE_OFF) };
+	struct kernel_decision o = { .dk = K_DEBIAN8, .d = decided(&K_DEBIAN8, STATE_ON) };
+	const struct grub_kernel k[2] = { { K_MAINLINE.release, &m.dk, &m.d }, { K_DEBIAN8.release, &o.dk, &o.d } };
+	struct decision g;
+	char *err = grub_menu_decision(k, 2, 0, &g);
+	CHECK(err == NULL);
+	struct own_table t = { &g, { &m, &o } };
+	struct slot s = menu_slot("menuentry 'a' {\n\tlinux /boot/vmlinuz-6.1.0-9-amd64 ro cgroup_disable=memory "
+				  "cgroup_enable=memory\n}\nmenuentry 'b' {\n\tlinux /boot/vmlinuz-3.16.0-4-amd64 ro "
+				  "cgroup_disable=memory cgroup_enable=memory\n}\n",
+				  "R\tupdate-grub\n");
+	CHECK_INT(cfg_state(&s, lookup_own, &t), SLOT_IN_SYNC);
+	slot_clear(&s);
+	s = menu_slot("menuentry 'a' {\n\tlinux /boot/vmlinuz-6.1.0-9-amd64 ro cgroup_enable=memory "
+		      "cgroup_disable=memory\n}\nmenuentry 'b' {\n\tlinux /boot/vmlinuz-3.16.0-4-amd64 ro "
+		      "cgroup_enable=memory cgroup_disable=memory\n}\n",
+		      "R\tupdate-grub\n");
+	CHECK_INT(cfg_state(&s, lookup_own, &t), SLOT_DRIFT);
+	CHECK(s.note && strstr(s.note, "line 5 (3.16.0-4-amd64) gives it memcg off, not on"));
+	CHECK(s.note && strstr(s.note, "1 of 2 kernel command lines"));
+	slot_clear(&s);
+	decision_free(&g);
+	decision_free(&m.d);
+	decision_free(&o.d);
 }
 
 TEST(menu_drift_stale)
@@ -855,6 +1025,7 @@ TEST(kernelopts_block_inside_the_root)
 
 TEST_MAIN(T(words_plain_and_quotes), T(release_from_path), T(grubenv_values), T(marked_line_added_at_end),
 	  T(marked_line_moves_to_end_and_no_final_newline), T(dropin_installed_as_built_in), T(grubenv_value_edited),
-	  T(menu_in_sync_ignores_other_sections), T(menu_drift_stale), T(menu_drift_reasons), T(detect_debian_dropin),
+	  T(menu_in_sync_ignores_other_sections), T(menu_decision_one_line_for_kernels_of_other_rules), T(filter_puts_switches_in_order),
+	  T(menu_lines_judged_by_their_kernels_rules), T(menu_drift_stale), T(menu_drift_reasons), T(detect_debian_dropin),
 	  T(detect_marked_line_and_grubenv), T(detect_none_and_uncertain), T(after_commit_runs_nothing_without_change),
 	  T(grubenv_set_as_grub_editenv), T(kernelopts_block_inside_the_root))

@@ -39,6 +39,7 @@ char *grub_regen_text(const struct grub_regen *g);
 struct menu_line {
 	unsigned line;
 	char *release;  /* NULL: not known (kernelopts) */
+	char *image;    /* the linux line's kernel path; NULL for kernelopts */
 	char *cmdline;
 	bool recovery;
 	bool is_linux;     /* a linux / linux16 / linuxefi line */

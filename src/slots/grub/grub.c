@@ -491,9 +491,10 @@ static char *tokens_edit(const struct slot *s, const struct decision *d, size_t 
 	if (s->content) {
 		unsigned bad; /* a bad file is rewritten */
 		if (grub_tokens_parse(s->content, s->len, &now, &bad) == 0) {
-			same = now.add.n == d->add.n && now.remove.n == d->remove.n;
+			same = now.add.n == d->add.n && now.remove.n == d->remove.n && now.limit == d->line_limit;
+			/* in order: the drop-in adds them in that order */
 			for (size_t i = 0; same && i < d->add.n; i++)
-				same = strv_contains(&now.add, d->add.v[i]);
+				same = streq(now.add.v[i], d->add.v[i]);
 			for (size_t i = 0; same && i < d->remove.n; i++)
 				same = strv_contains(&now.remove, d->remove.v[i]);
 			grub_tokens_free(&now);
@@ -501,7 +502,7 @@ static char *tokens_edit(const struct slot *s, const struct decision *d, size_t 
 	}
 	if (same)
 		return slot_content_copy(s, new_len);
-	struct grub_tokens t = { d->add, d->remove };
+	struct grub_tokens t = { d->add, d->remove, d->line_limit };
 	return grub_tokens_format(&t, new_len);
 }
 

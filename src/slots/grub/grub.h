@@ -41,7 +41,12 @@ bool grub_slot_creates(const struct slot *s, const struct decision *d);
  * *why (NULL otherwise) gets the reason, from the facts found with the
  * menu (s->menu). lookup returns the decision of a kernel release
  * (NULL if unknown: the default's is used). */
-typedef const struct decision *(*decision_lookup_fn)(void *data, const char *release);
+/* The decision a menu's lines follow (the GRUB one), and in *own the
+ * kernel of that release with its own decision and rules (NULL when not
+ * installed or not known). */
+struct kernel_decision;
+typedef const struct decision *(*decision_lookup_fn)(void *data, const char *release,
+						     const struct kernel_decision **own);
 enum slot_state grub_cfg_state(const struct slot *s, decision_lookup_fn lookup, void *data, char **why);
 
 /* Whether the menu is regenerated after a change: as the policy says
@@ -125,28 +130,36 @@ const char *grub_data_path(const struct root *r);
 struct grub_tokens {
 	struct strv add;     /* tokens to have: "cgroup_disable=memory" */
 	struct strv remove;  /* "name=item" not to have */
+	size_t limit;        /* bytes of the line the menu's kernels keep
+			      * (COMMAND_LINE_SIZE - 1 of the smallest); 0 unknown */
 };
-/* "add TOKEN" / "remove TOKEN" lines, # comments; only memcg arguments
- * (cgroup_disable=, cgroup_enable=, cgroup.memory=) are accepted: anything
- * else is bad input (-EXIT_BADINPUT, its line in *bad_line; nothing
- * printed: see GRUB_TOKENS_BAD). */
+/* "add TOKEN" / "remove TOKEN" lines, one optional "limit BYTES" line,
+ * # comments; only memcg arguments (cgroup_disable=, cgroup_enable=,
+ * cgroup.memory=) are accepted: anything else is bad input
+ * (-EXIT_BADINPUT, its line in *bad_line; nothing printed: see
+ * GRUB_TOKENS_BAD). */
 int grub_tokens_parse(const char *text, size_t len, struct grub_tokens *t, unsigned *bad_line);
-#define GRUB_TOKENS_BAD "not \"add TOKEN\" or \"remove TOKEN\" with a memcg argument"
+#define GRUB_TOKENS_BAD "not \"add TOKEN\" or \"remove TOKEN\" with a memcg argument, or \"limit BYTES\""
 char *grub_tokens_format(const struct grub_tokens *t, size_t *len);
 void grub_tokens_free(struct grub_tokens *t);
 
 /* One kernel of a menu, for grub_menu_decision. */
 struct grub_kernel {
 	const char *release;
-	bool accepts_enable;
+	const struct decide_kernel *dk; /* its rules (cmdline_memcg_state) */
 	const struct decision *d;
 };
-/* The one decision a GRUB command line follows for all n kernels: keep when
- * none has an opinion; where all are decided alike the union of their
- * tokens, else the default kernel's (idef), with a warning. A
- * cgroup_enable= token is never added when some kernel of the menu does not
- * accept it (a warning says which kernel then boots with memcg off). */
-void grub_menu_decision(const struct grub_kernel *k, size_t n, size_t idef, struct decision *out);
+/* The one decision a GRUB command line follows for all n kernels (idef the
+ * default): keep when none has an opinion, or when they are decided
+ * differently and the default has none (with a warning). Else the union of
+ * their tokens where that gives each kernel with an opinion its state by
+ * its own rules (a cgroup_enable=memory one kernel needs is an unread
+ * variable of init on one without that parameter); else the memcg
+ * switches taken out wherever they are and put back in the order that
+ * does (e.g. cgroup_disable=memory then cgroup_enable=memory: off where
+ * disable wins, on where the last wins). None: keep, and the error
+ * returned (a new string naming a kernel of each state); else NULL. */
+char *grub_menu_decision(const struct grub_kernel *k, size_t n, size_t idef, struct decision *out);
 
 /* The decision every GRUB slot of an evaluation follows (grub_menu_decision
  * over the n kernels); where it is keep and the data file of l holds
@@ -184,6 +197,19 @@ int grub_preview(const struct root *r, const struct slot_list *l, const struct s
  * data now, and after apply where that differs. Prints nothing where GRUB
  * is not managed. */
 int grub_status(const struct root *r, const struct slot_list *l, const struct slot_change *ch);
+
+/* The line the menu's n kernels get from GRUB_CMDLINE_LINUX and
+ * GRUB_CMDLINE_LINUX_DEFAULT once the drop-in applies the data as ch
+ * leaves it (read by the tool's own reader; values that take code to know
+ * are not judged): a memory item that cannot be taken out of its list, an
+ * open quote in GRUB_CMDLINE_LINUX across a memcg argument, an edit that
+ * makes a line longer than the menu's kernels keep, or a kernel with an
+ * opinion that would not get its state (each by its own rules, normal and
+ * recovery entries) is bad input naming the file and line that set the
+ * value (-EXIT_BADINPUT, reported). A line already over the limit, and a
+ * menu linux line over it, are warned about. */
+int grub_check_lines(const struct root *r, const struct slot_list *l, const struct slot_change *ch,
+		     const struct kernel_decision *kd, size_t n);
 
 /* The drop-in's text built into the program. */
 const char *grub_dropin_builtin(size_t *len);

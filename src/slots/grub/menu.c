@@ -125,6 +125,7 @@ void grub_menu_lines(const char *text, size_t len, menu_line_fn fn, void *data)
 			recovery = memmem(l, n, "recovery", 8) || memmem(l, n, "rescue", 6);
 		} else if (w.n >= 2 && is_linux_cmd(w.v[0])) {
 			m.release = grub_release_from_path(w.v[1]);
+			m.image = xstrdup(w.v[1]);
 			m.cmdline = words_cmdline(&w, 2);
 			m.recovery = recovery;
 			m.is_linux = true;
@@ -136,6 +137,7 @@ void grub_menu_lines(const char *text, size_t len, menu_line_fn fn, void *data)
 		if (m.cmdline)
 			go = fn(data, &m);
 		free(m.release);
+		free(m.image);
 		free(m.cmdline);
 		if (!go)
 			break;
@@ -150,7 +152,25 @@ struct verify {
 	char *first_release;
 	struct strv missing, unwanted; /* of the first bad line */
 	struct strv unwanted_all;
+	/* of the first bad line whose tokens are right: its kernel gets
+	 * another state by its own rules */
+	const char *state_got, *state_want;
 };
+
+/* Does this kernel's state count for a menu line: it has an opinion, and
+ * its own tokens give it its state? */
+static bool own_counts(const struct kernel_decision *kd)
+{
+	if (!kd || kd->unknown || kd->d.keep)
+		return false;
+	struct strbuf sb = {0};
+	sb_append(&sb, "");
+	for (size_t i = 0; i < kd->d.add.n; i++)
+		sb_appendf(&sb, "%s%s", i ? " " : "", kd->d.add.v[i]);
+	bool r = cmdline_memcg_state(&kd->dk, sb.s) == kd->d.state;
+	sb_free(&sb);
+	return r;
+}
 
 static void join_into(struct strbuf *sb, const struct strv *v)
 {
@@ -164,14 +184,24 @@ static void join_into(struct strbuf *sb, const struct strv *v)
 static bool verify_line(void *data, const struct menu_line *m)
 {
 	struct verify *v = data;
-	const struct decision *d = v->lookup(v->data, m->release);
+	const struct kernel_decision *own = NULL;
+	const struct decision *d = v->lookup(v->data, m->release, &own);
 	if (!d || d->keep)
 		return true;
 	v->total++;
 	v->recovery_total += m->recovery;
+	/* a switch both taken out and added goes back in its order: it is
+	 * wanted, and each kernel's rules judge the order */
+	struct strv remove = {0};
+	for (size_t i = 0; i < d->remove.n; i++)
+		if (!strv_contains(&d->add, d->remove.v[i]))
+			strv_pushdup(&remove, d->remove.v[i]);
 	struct strv missing = {0}, unwanted = {0};
-	cmdline_faults(m->cmdline, &d->add, &d->remove, &missing, &unwanted);
-	if (missing.n || unwanted.n) {
+	cmdline_faults(m->cmdline, &d->add, &remove, &missing, &unwanted);
+	strv_free(&remove);
+	enum memcg_state got = STATE_OFF;
+	bool wrong = own_counts(own) && (got = cmdline_memcg_state(&own->dk, m->cmdline)) != own->d.state;
+	if (missing.n || unwanted.n || wrong) {
 		v->bad++;
 		if (m->recovery)
 			v->bad_recovery++;
@@ -185,6 +215,10 @@ static bool verify_line(void *data, const struct menu_line *m)
 			v->first_release = m->release ? xstrdup(m->release) : NULL;
 			v->missing = missing;
 			v->unwanted = unwanted;
+			if (wrong) {
+				v->state_got = memcg_state_name(got);
+				v->state_want = memcg_state_name(own->d.state);
+			}
 			return true;
 		}
 	}
@@ -218,6 +252,8 @@ enum slot_state grub_cfg_state(const struct slot *s, decision_lookup_fn lookup, 
 		sb_append(&sb, v.missing.n ? " and has " : " has ");
 		join_into(&sb, &v.unwanted);
 	}
+	if (!v.missing.n && !v.unwanted.n && v.state_got)
+		sb_appendf(&sb, " gives it memcg %s, not %s (by that kernel's own rules)", v.state_got, v.state_want);
 	sb_appendf(&sb, "; %u of %u kernel command lines do not carry the decision: ", v.bad, v.total);
 
 	const char *regen = mf->regen, *over = mf->overrides, *miss = mf->missing, *defv = mf->default_value,

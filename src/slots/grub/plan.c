@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "lib/cmdline.h"
 #include "lib/diag.h"
 #include "lib/shvars.h"
 #include "slots/grub/grub-int.h"
@@ -22,12 +23,19 @@ int grub_decision(const struct kernel_decision *kd, size_t n, const struct kerne
 	struct grub_kernel *k = xcalloc(n ? n : 1, sizeof(*k));
 	size_t idef = n;
 	for (size_t i = 0; i < n; i++) {
-		k[i] = (struct grub_kernel){ kd[i].k->version, kd[i].dk.accepts_enable, &kd[i].d };
+		k[i] = (struct grub_kernel){ kd[i].k->version, &kd[i].dk, &kd[i].d };
 		if (&kd[i] == def)
 			idef = i;
 	}
-	grub_menu_decision(k, n, idef, out);
+	_cleanup_free_ char *err = grub_menu_decision(k, n, idef, out);
 	free(k);
+	if (err)
+		return diag_error(EXIT_BADINPUT, "%s", err);
+	for (size_t i = 0; i < n; i++) {
+		size_t sz = cmdline_size_for_arch(kd[i].k->kc.arch);
+		if (sz && (!out->line_limit || sz - 1 < out->line_limit))
+			out->line_limit = sz - 1;
+	}
 	if (!out->keep)
 		return 0;
 	for (size_t i = 0; i < l->n; i++) {
@@ -119,6 +127,9 @@ void grub_settle_menus(const struct root *r, const struct slot_list *l, struct s
 
 struct vars {
 	char *lin, *def;
+	/* where each was set last, by the tool's reader (NULL: unset, or
+	 * known through the shell) */
+	char *lin_at, *def_at;
 };
 
 static int memfd_of(const char *data, size_t len)
@@ -402,6 +413,11 @@ static int read_vars_once(const struct root *r, bool dropins, const char *tokens
 		if (e >= 0) {
 			out->lin = xstrdup(v[0] ? v[0] : "");
 			out->def = xstrdup(v[1] ? v[1] : "");
+			for (int k = 0; k < 2; k++) {
+				shvars_get(&vs, names[k], &v[k], &f, &line, &why);
+				if (f)
+					*(k ? &out->def_at : &out->lin_at) = xasprintf("%s:%u", f, line);
+			}
 		}
 	}
 	shvars_free(&vs);
@@ -413,6 +429,8 @@ static void vars_free(struct vars v[3])
 	for (int i = 0; i < 3; i++) {
 		free(v[i].lin);
 		free(v[i].def);
+		free(v[i].lin_at);
+		free(v[i].def_at);
 		v[i] = (struct vars){ 0 };
 	}
 }
@@ -571,10 +589,7 @@ int grub_preview(const struct root *r, const struct slot_list *l, const struct s
 		printf("%s: each linux line before and after regenerating:\n", esc(s->path));
 		grub_menu_lines(s->content, s->len, preview_line, &pv);
 	}
-	for (int i = 0; i < 3; i++) {
-		free(v[i].lin);
-		free(v[i].def);
-	}
+	vars_free(v);
 	return fflush(stdout) == 0 ? 0 : diag_error(EXIT_SYSTEM, "cannot write: %s", strerror(errno));
 }
 
@@ -656,9 +671,184 @@ int grub_status(const struct root *r, const struct slot_list *l, const struct sl
 	}
 	if (e < 0)
 		printf("  (cannot know them: %s)\n", esc(why_not));
-	for (int i = 0; i < 3; i++) {
-		free(v[i].lin);
-		free(v[i].def);
-	}
+	else
+		vars_free(v);
 	return 0;
+}
+
+/* ---- the line the menu's kernels get, judged before anything is written ---- */
+
+/* The line a GRUB linux line hands the kernel: "BOOT_IMAGE=PATH " and its
+ * arguments (GRUB's linux loader puts the image's path first). */
+struct over_limit {
+	const char *path;
+	size_t limit; /* bytes the kernel keeps */
+	const char *arch;
+	bool warned;
+};
+
+static bool warn_long_line(void *data, const struct menu_line *m)
+{
+	struct over_limit *o = data;
+	if (!m->is_linux || !m->image)
+		return true;
+	size_t n = strlen("BOOT_IMAGE= ") + strlen(m->image) + strlen(m->cmdline);
+	if (n > o->limit) {
+		diag_warn("%s:%u: the kernel command line is %zu bytes (with GRUB's BOOT_IMAGE=), longer than the %zu a "
+			  "%s kernel keeps (COMMAND_LINE_SIZE %zu): its end is lost at boot",
+			  esc(o->path), m->line, n, o->limit, o->arch, o->limit + 1);
+		o->warned = true;
+		return false;
+	}
+	return true;
+}
+
+/* Does after have a cgroup_enable=memory that now lacks? */
+static bool adds_enable(const char *now, const char *after)
+{
+	struct cmdline a, b;
+	cmdline_split(now, strlen(now), &a);
+	cmdline_split(after, strlen(after), &b);
+	bool r = cmdline_has_item(&b, "cgroup_enable", "memory") && !cmdline_has_item(&a, "cgroup_enable", "memory");
+	cmdline_free(&a);
+	cmdline_free(&b);
+	return r;
+}
+
+int grub_check_lines(const struct root *r, const struct slot_list *l, const struct slot_change *ch,
+		     const struct kernel_decision *kd, size_t n)
+{
+	/* the menu's kernels that keep the fewest bytes */
+	size_t limit = 0;
+	const char *arch = NULL;
+	for (size_t i = 0; i < n; i++) {
+		size_t sz = cmdline_size_for_arch(kd[i].k->kc.arch);
+		if (sz && (!limit || sz - 1 < limit)) {
+			limit = sz - 1;
+			arch = kd[i].k->kc.arch;
+		}
+	}
+	const struct slot *tok = NULL;
+	const struct slot_change *tok_ch = NULL;
+	bool warned = false;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct slot *s = &l->v[i];
+		if (s->unmanaged)
+			continue;
+		if (s->kind == SLOT_GRUB_TOKENS) {
+			tok = s;
+			tok_ch = &ch[i];
+		} else if (s->kind == SLOT_GRUB_CFG && s->content && limit && !warned) {
+			struct over_limit o = { s->path, limit, arch, false };
+			grub_menu_lines(s->content, s->len, warn_long_line, &o);
+			warned = o.warned;
+		}
+	}
+	if (!tok)
+		return 0;
+	const char *next = tok_ch->new_content ? tok_ch->new_content : tok->content;
+	size_t next_len = tok_ch->new_content ? tok_ch->new_len : tok->len;
+	struct grub_tokens t;
+	unsigned bad;
+	if (!next || grub_tokens_parse(next, next_len, &t, &bad) < 0)
+		return 0;
+	bool empty = !t.add.n && !t.remove.n;
+	if (empty) {
+		grub_tokens_free(&t);
+		return 0;
+	}
+	/* by the tool's reader only: values that take running code to know
+	 * are not judged here (apply --dry-run and status show them) */
+	struct vars v[3] = {{0}};
+	struct unknown u = { 0 };
+	int e = read_vars(r, l, ch, v, &u);
+	unknown_clear(&u);
+	if (e < 0) {
+		grub_tokens_free(&t);
+		return 0;
+	}
+	const char *at = v[0].lin_at ? v[0].lin_at : v[0].def_at ? v[0].def_at : GRUB_DEFAULT_PATH;
+	_cleanup_free_ char *written = xasprintf("%s %s", v[0].lin, v[0].def);
+	_cleanup_free_ char *now = xasprintf("%s %s", v[1].lin, v[1].def);
+	_cleanup_free_ char *after = xasprintf("%s %s", v[2].lin, v[2].def);
+	_cleanup_free_ char *lo = NULL, *dout = NULL;
+	_cleanup_free_ char *refused = cmdline_edit_refused(written, strlen(written), &t.remove);
+	int filter = grub_filter(&t, v[0].lin, v[0].def, &lo, &dout);
+	grub_tokens_free(&t);
+	if (refused) {
+		e = diag_error(EXIT_BADINPUT,
+			       "%s: cannot take memory out of the list in '%s' (GRUB_CMDLINE_LINUX and "
+			       "GRUB_CMDLINE_LINUX_DEFAULT) without changing how the kernel reads its other items; edit it "
+			       "by hand", esc(at), esc(refused));
+		goto out;
+	}
+	if (filter < 0) {
+		e = diag_error(EXIT_BADINPUT,
+			       "%s: GRUB_CMDLINE_LINUX ends inside a quote that GRUB_CMDLINE_LINUX_DEFAULT closes, across a "
+			       "memcg argument: the kernel reads them as one line and the drop-in cannot edit it safely; "
+			       "close the quote in GRUB_CMDLINE_LINUX", esc(at));
+		goto out;
+	}
+	size_t wl = strlen(written), nl = strlen(now), al = strlen(after);
+	/* recovery entries: "single LINUX" (10_linux's default
+	 * GRUB_CMDLINE_LINUX_RECOVERY) */
+	const size_t single = strlen("single ");
+	size_t rl = single + strlen(v[2].lin), rn = single + strlen(v[1].lin), rw = single + strlen(v[0].lin);
+	if (limit && rl > limit && rl > rn && rl > rw && !(al > limit && al > nl && al > wl))
+		al = rl, nl = rn, wl = rw;
+	if (limit && al > limit && al > nl && al > wl) {
+		e = diag_error(EXIT_BADINPUT,
+			       "%s: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT would be %zu bytes, over the %zu a %s "
+			       "kernel keeps (COMMAND_LINE_SIZE %zu): not changed", esc(at), al, limit, arch, limit + 1);
+		goto out;
+	}
+	if (limit && !warned && (wl > limit || nl > limit))
+		diag_warn("%s: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT are %zu bytes, longer than the %zu a %s "
+			  "kernel keeps (COMMAND_LINE_SIZE %zu): the end of the line is lost at boot",
+			  esc(at), wl > nl ? wl : nl, limit, arch, limit + 1);
+	/* each kernel by its own rules, normal and recovery entries */
+	for (size_t i = 0; i < n; i++) {
+		if (kd[i].d.keep || kd[i].unknown)
+			continue;
+		const struct decide_kernel *dk = &kd[i].dk;
+		_cleanup_free_ char *own = NULL;
+		{
+			struct strbuf sb = {0};
+			sb_append(&sb, "");
+			for (size_t j = 0; j < kd[i].d.add.n; j++)
+				sb_appendf(&sb, "%s%s", j ? " " : "", kd[i].d.add.v[j]);
+			own = sb_take(&sb);
+		}
+		if (cmdline_memcg_state(dk, own) != kd[i].d.state)
+			continue; /* no line can; its decision says so */
+		/* a cgroup_enable=memory this kernel does not take, added for
+		 * another: a variable of init, of which it gets at most 30 */
+		if (!dk->accepts_enable && adds_enable(now, after) &&
+		    cmdline_init_env_names(after, strlen(after)) > CMDLINE_INIT_ENVS) {
+			e = diag_error(EXIT_BADINPUT,
+				       "%s: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT with the cgroup_enable=memory "
+				       "another kernel of the menu needs would give %s, which has no such parameter, more "
+				       "variables of init than the %d it takes (a panic at boot): not changed",
+				       esc(at), kd[i].k->version, CMDLINE_INIT_ENVS);
+			goto out;
+		}
+		const char *which = NULL;
+		if (cmdline_memcg_state(dk, after) != kd[i].d.state)
+			which = "normal";
+		else if (cmdline_memcg_state(dk, v[2].lin) != kd[i].d.state)
+			which = "recovery";
+		if (which) {
+			e = diag_error(EXIT_BADINPUT,
+				       "%s: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT, as the drop-in would leave "
+				       "them, give %s memcg %s in its %s entries, not %s (the kernel reads \"%s\"); edit them "
+				       "by hand", esc(at), kd[i].k->version,
+				       memcg_state_name(cmdline_memcg_state(dk, streq(which, "normal") ? after : v[2].lin)),
+				       which, memcg_state_name(kd[i].d.state), esc(streq(which, "normal") ? after : v[2].lin));
+			goto out;
+		}
+	}
+	e = 0;
+out:
+	vars_free(v);
+	return e;
 }

@@ -2,7 +2,9 @@
  * apply writes, the one decision a menu line follows when several kernels
  * share it, and the filter the drop-in applies to GRUB_CMDLINE_LINUX and
  * GRUB_CMDLINE_LINUX_DEFAULT. Pure. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "lib/cmdline.h"
 #include "slots/grub/grub-int.h"
@@ -53,6 +55,18 @@ int grub_tokens_parse(const char *text, size_t len, struct grub_tokens *t, unsig
 			continue;
 		struct strv *into = NULL;
 		const char *tok = "";
+		if (startswith(p, "limit ")) {
+			char *end = NULL;
+			errno = 0;
+			unsigned long long v = strtoull(p + 6, &end, 10);
+			if (errno || end == p + 6 || *end || p[6] < '0' || p[6] > '9' || v == 0 || v > (1u << 20)) {
+				grub_tokens_free(t);
+				*bad_line = ln;
+				return -EXIT_BADINPUT;
+			}
+			t->limit = (size_t)v;
+			continue;
+		}
 		if (startswith(p, "add ")) {
 			into = &t->add;
 			tok = p + 4;
@@ -81,17 +95,58 @@ char *grub_tokens_format(const struct grub_tokens *t, size_t *len)
 		sb_appendf(&sb, "add %s\n", t->add.v[i]);
 	for (size_t i = 0; i < t->remove.n; i++)
 		sb_appendf(&sb, "remove %s\n", t->remove.v[i]);
+	if (t->limit)
+		sb_appendf(&sb, "limit %zu\n", t->limit);
 	*len = sb.len;
 	return sb_take(&sb);
 }
 
-static bool is_enable(const char *tok)
+#define TOK_D "cgroup_disable=memory"
+#define TOK_E "cgroup_enable=memory"
+
+/* Is tok cgroup_disable=memory or cgroup_enable=memory (any spelling)? */
+static bool is_memcg_switch(const char *tok)
 {
-	const char *eq = strchr(tok, '=');
-	return eq && param_name_eq(tok, (size_t)(eq - tok), "cgroup_enable", strlen("cgroup_enable"));
+	struct cmdline c;
+	cmdline_split(tok, strlen(tok), &c);
+	bool r = c.n == 1 && (cmdline_token_has_item(&c, 0, "cgroup_disable", "memory") ||
+			      cmdline_token_has_item(&c, 0, "cgroup_enable", "memory"));
+	cmdline_free(&c);
+	return r;
 }
 
-void grub_menu_decision(const struct grub_kernel *k, size_t n, size_t idef, struct decision *out)
+static char *joined(const struct strv *v)
+{
+	struct strbuf sb = {0};
+	sb_append(&sb, "");
+	for (size_t i = 0; i < v->n; i++)
+		sb_appendf(&sb, "%s%s", i ? " " : "", v->v[i]);
+	return sb_take(&sb);
+}
+
+/* Does a kernel's state count in the menu's decision: it has an opinion,
+ * and its own tokens give it its state (where they cannot, e.g. a built-in
+ * line no parameter overrides, its decision warns about that already)? */
+static bool counts(const struct grub_kernel *k)
+{
+	if (k->d->keep || !k->dk)
+		return false;
+	_cleanup_free_ char *own = joined(&k->d->add);
+	return cmdline_memcg_state(k->dk, own) == k->d->state;
+}
+
+/* Does every kernel that counts get its state from a line that carries
+ * exactly these memcg arguments? */
+static bool serves_all(const struct grub_kernel *k, size_t n, const struct strv *add)
+{
+	_cleanup_free_ char *line = joined(add);
+	for (size_t i = 0; i < n; i++)
+		if (counts(&k[i]) && cmdline_memcg_state(k[i].dk, line) != k[i].d->state)
+			return false;
+	return true;
+}
+
+char *grub_menu_decision(const struct grub_kernel *k, size_t n, size_t idef, struct decision *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->keep = true;
@@ -99,7 +154,7 @@ void grub_menu_decision(const struct grub_kernel *k, size_t n, size_t idef, stru
 		out->state = k[idef].d->state;
 		out->mode = k[idef].d->mode;
 	}
-	/* kernels with an opinion; all decided alike, or the default's */
+	/* kernels with an opinion; all decided alike, or not */
 	bool alike = true, any = false;
 	size_t first = n;
 	for (size_t i = 0; i < n; i++) {
@@ -112,72 +167,112 @@ void grub_menu_decision(const struct grub_kernel *k, size_t n, size_t idef, stru
 		any = true;
 	}
 	if (!any)
-		return;
+		return NULL;
+	if (!alike && (idef >= n || k[idef].d->keep)) {
+		strv_pushdup(&out->warnings, "GRUB: the installed kernels are decided differently and the default "
+					     "kernel has no opinion: the GRUB command line is left as it is");
+		return NULL;
+	}
 	out->keep = false;
-	if (!alike) {
-		if (idef >= n || k[idef].d->keep) {
-			strv_pushdup(&out->warnings, "GRUB: the installed kernels are decided differently and the default "
-						     "kernel has no opinion: the GRUB command line is left as it is");
-			out->keep = true;
-			return;
-		}
-		strv_push(&out->warnings,
-			  xasprintf("GRUB: the installed kernels are decided differently; one GRUB command line serves "
-				    "them all and follows the default kernel %s (see memcg-policy status)",
-				    k[idef].release));
-	}
+	/* the union of their tokens: what one kernel needs and the others
+	 * ignore (cgroup_enable=memory on a kernel without that parameter is
+	 * a variable of init nobody reads) serves them all */
 	for (size_t i = 0; i < n; i++) {
-		if (k[i].d->keep || (!alike && i != idef))
+		if (k[i].d->keep)
 			continue;
-		out->state = k[i].d->state;
-		for (size_t j = 0; j < k[i].d->add.n; j++) {
-			const char *t = k[i].d->add.v[j];
-			if (strv_contains(&out->add, t))
-				continue;
-			/* never add a token to a kernel that does not accept it */
-			const char *refuser = NULL;
-			for (size_t m = 0; m < n && !refuser && is_enable(t); m++)
-				if (!k[m].d->keep && !k[m].accepts_enable)
-					refuser = k[m].release;
-			if (refuser) {
-				char *w = xasprintf("GRUB: %s is not added: one GRUB command line serves every kernel and "
-						    "%s does not accept it; %s boots with memcg off (remove the kernel that "
-						    "does not accept it, or set accepts-cgroup-enable = yes for it in a "
-						    "[kernel] section if it does)",
-						    t, refuser, k[i].release);
-				if (!strv_contains(&out->warnings, w))
-					strv_push(&out->warnings, w);
-				else
-					free(w);
-				continue;
-			}
-			strv_pushdup(&out->add, t);
-		}
+		for (size_t j = 0; j < k[i].d->add.n; j++)
+			if (!strv_contains(&out->add, k[i].d->add.v[j]))
+				strv_pushdup(&out->add, k[i].d->add.v[j]);
 	}
+	bool clash = false;
 	for (size_t i = 0; i < n; i++) {
-		if (k[i].d->keep || (!alike && i != idef))
+		if (k[i].d->keep)
 			continue;
 		for (size_t j = 0; j < k[i].d->remove.n; j++) {
 			const char *t = k[i].d->remove.v[j];
-			if (!strv_contains(&out->remove, t) && !strv_contains(&out->add, t))
+			if (strv_contains(&out->add, t))
+				clash = true;
+			else if (!strv_contains(&out->remove, t))
 				strv_pushdup(&out->remove, t);
 		}
 	}
+	if (!clash && serves_all(k, n, &out->add))
+		return NULL;
+	/* Kernels whose rules differ: the memcg switches the line ends up
+	 * with, in order, that give each kernel its state. Both are taken out
+	 * wherever they are and those put back in that order. */
+	static const char *const seqs[][2] = { { NULL, NULL }, { TOK_D, NULL }, { TOK_E, NULL },
+					       { TOK_D, TOK_E }, { TOK_E, TOK_D } };
+	for (size_t s = 0; s < ARRAY_SIZE(seqs); s++) {
+		struct strv add = {0};
+		for (size_t j = 0; j < out->add.n; j++)
+			if (!is_memcg_switch(out->add.v[j]))
+				strv_pushdup(&add, out->add.v[j]);
+		struct strv sw = {0};
+		for (size_t j = 0; j < 2 && seqs[s][j]; j++)
+			strv_pushdup(&sw, seqs[s][j]);
+		if (!serves_all(k, n, &sw)) {
+			strv_free(&add);
+			strv_free(&sw);
+			continue;
+		}
+		strv_pushdup_all(&add, &sw);
+		strv_free(&sw);
+		struct strv rm = {0};
+		for (size_t j = 0; j < out->remove.n; j++)
+			if (!is_memcg_switch(out->remove.v[j]))
+				strv_pushdup(&rm, out->remove.v[j]);
+		strv_pushdup(&rm, TOK_D);
+		strv_pushdup(&rm, TOK_E);
+		strv_free(&out->add);
+		strv_free(&out->remove);
+		out->add = add;
+		out->remove = rm;
+		return NULL;
+	}
+	/* no one line: name a kernel of each state */
+	size_t on = n, off = n;
+	for (size_t i = 0; i < n; i++) {
+		if (!counts(&k[i]))
+			continue;
+		if (k[i].d->state == STATE_ON && on == n)
+			on = i;
+		if (k[i].d->state == STATE_OFF && off == n)
+			off = i;
+	}
+	strv_free(&out->add);
+	strv_free(&out->remove);
+	out->keep = true;
+	if (on == n || off == n)
+		return xstrdup("GRUB: no one command line gives every kernel of the menu its decision");
+	return xasprintf("GRUB: one command line serves every kernel of the menu, and none gives %s memcg on and %s "
+			 "memcg off (by their own rules): decide them alike, or remove one of them",
+			 k[on].release, k[off].release);
 }
 
 /* ---- the filter ---- */
 
-/* Is some item of a managed token (name=a,b) among the token's? */
-static bool token_touches(const struct cmdline *c, size_t i, const struct strv *v)
+/* Would the filter have to edit token i, or read it to know whether to
+ * add: does it carry an item of a token to remove (name=a,b: any of a, b),
+ * or the name of a token to add? */
+static bool token_touches(const struct cmdline *c, size_t i, const struct strv *add, const struct strv *remove)
 {
-	for (size_t j = 0; j < v->n; j++) {
-		const char *eq = strchr(v->v[j], '=');
+	_cleanup_free_ char *nm = cmdline_token_name(c, i);
+	for (size_t j = 0; nm && j < add->n; j++) {
+		const char *eq = strchr(add->v[j], '=');
+		if (eq && param_name_eq(nm, strlen(nm), add->v[j], (size_t)(eq - add->v[j])))
+			return true;
+	}
+	for (size_t j = 0; j < remove->n; j++) {
+		const char *eq = strchr(remove->v[j], '=');
 		if (!eq)
 			continue;
-		_cleanup_free_ char *name = xstrndup(v->v[j], (size_t)(eq - v->v[j]));
-		_cleanup_free_ char *nm = cmdline_token_name(c, i);
-		if (nm && param_name_eq(nm, strlen(nm), name, strlen(name)))
-			return true;
+		_cleanup_free_ char *name = xstrndup(remove->v[j], (size_t)(eq - remove->v[j]));
+		_cleanup_free_ char *list = xstrdup(eq + 1);
+		char *save = NULL;
+		for (char *item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save))
+			if (cmdline_token_has_item(c, i, name, item))
+				return true;
 	}
 	return false;
 }
@@ -198,7 +293,7 @@ int grub_filter(const struct grub_tokens *t, const char *lin, const char *def, c
 		size_t s = c.tok[i].start, e = s + c.tok[i].len;
 		if (s <= bl && e > bl + 1) {
 			/* an open quote in GRUB_CMDLINE_LINUX runs on into ..._DEFAULT */
-			if (token_touches(&c, i, &t->add) || token_touches(&c, i, &t->remove)) {
+			if (token_touches(&c, i, &t->add, &t->remove)) {
 				cmdline_free(&c);
 				return -EXIT_BADINPUT;
 			}
