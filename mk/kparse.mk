@@ -1,9 +1,11 @@
 # kparse.mk - the kernel's own command-line parser judges every edit
 # (tests/kparse/README).
 #
-#   make check-kparse                 KPARSE_CASES (3000) generated cases, then
-#                                     the mutant check (KPARSE_MUTANT_CASES, 800)
-#   make check-kparse KPARSE_CASES=48000 KPARSE_SEED=7
+#   make check-kparse                 KPARSE_CASES (3000) generated cases of the
+#                                     slots that hold one line, KPARSE_GRUB_CASES
+#                                     (3000) of GRUB's pair through the drop-in,
+#                                     then the mutant check (KPARSE_MUTANT_CASES, 800)
+#   make check-kparse KPARSE_CASES=48000 KPARSE_GRUB_CASES=48000 KPARSE_SEED=7
 #
 # At test time tests/kparse/extract.py takes lib/cmdline.c's next_arg(),
 # kernel/params.c's parse_args(), init/main.c's unknown_bootoption() and
@@ -12,11 +14,13 @@
 # the kernel is kept in the repository); tests/kparse/kview.c compiles them
 # with tests/kparse/kshim.h. The mutant is the tool built with
 # -DCMDLINE_MUTANT_DASH ('-' and '_' differ in names), which must fail.
-# Needs linux-source-6.1 (or another linux-source-*), xz-utils, python3.
+# Needs linux-source-6.1 (or another linux-source-*), xz-utils, python3,
+# and grub-script-check (grub-common) for the GRUB cases.
 
 KPARSE_SRC ?= $(lastword $(sort $(wildcard /usr/src/linux-source-*.tar.xz)))
 KPARSE_BUILD ?= build-kparse
 KPARSE_CASES ?= 3000
+KPARSE_GRUB_CASES ?= 3000
 KPARSE_SEED ?= 16
 KPARSE_MUTANT_CASES ?= 800
 
@@ -37,7 +41,7 @@ kparse-mutant:
 
 check-kparse: $(BUILD)/memcg-policy $(KPARSE_BUILD)/kview kparse-mutant
 	@python3 tests/kparse/run.py --tool $(BUILD)/memcg-policy --kview $(KPARSE_BUILD)/kview \
-	  --limits $(KPARSE_BUILD)/kernel/limits.txt --cases $(KPARSE_CASES) --seed $(KPARSE_SEED) \
+	  --limits $(KPARSE_BUILD)/kernel/limits.txt --cases $(KPARSE_CASES) --grub-cases $(KPARSE_GRUB_CASES) --seed $(KPARSE_SEED) \
 	  --mutant $(KPARSE_BUILD)/mutant/memcg-policy --mutant-cases $(KPARSE_MUTANT_CASES)
 
 clean: clean-kparse

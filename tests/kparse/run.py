@@ -27,6 +27,7 @@ from multiprocessing import Pool
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FIX = os.path.join(TOP, "tests", "fixtures")
+DROPIN = os.path.join(TOP, "grub.d", "99-memcg-policy.cfg")
 MEMORY = b"memory"
 
 
@@ -53,6 +54,13 @@ KERNELS = [
     Kernel("suse-off", "4.1.12-1-default", "suse-proposal-4.1-x86_64.config", "x86", "enable", "last-wins", False),
     Kernel("rpi-6.6", "6.6.51+rpt-rpi-2712", "rpi-6.6-bcm2712.config", "arm64", "enable", "enable-wins", False),
     Kernel("rpi-6.12", "6.12.25+rpt-rpi-2712", "rpi-6.12-bcm2712.config", "arm64", "enable", "last-wins", False),
+]
+# GRUB menus: the kernels one GRUB command line serves; beside each kernel
+# alone, pairs of one architecture where a mainline kernel and a default-off
+# kernel (an older one still installed, or the Foundation's) share the menu
+GRUB_MENUS = [(k.name,) for k in KERNELS] + [
+    ("mainline-x86", "debian8-off"), ("mainline-x86", "suse-off"), ("mainline-arm64", "rpi-6.6"),
+    ("mainline-arm64", "rpi-6.12"), ("rpi-6.12", "rpi-6.6"),
 ]
 ARCH_SYMBOLS = re.compile(r"^CONFIG_(X86|X86_64|ARM64|ARM|RISCV|MIPS|PPC|PPC64|S390|64BIT)=.*\n", re.M)
 
@@ -190,7 +198,7 @@ def norm_env(v, mode):
     return [e for e in v["e"] if not any(param_eq(e.partition(b"=")[0], m) for m in MANAGED)]
 
 
-def compare(k, vo, vn, mode, revert):
+def compare(k, vo, vn, mode, revert, shared=False, owns=None):
     """What differs between the views, "" if nothing that matters. mode:
     the decision ("on"/"off") for an apply; for a revert the original's
     memcg state, and the parameters are compared in any order (revert puts
@@ -198,7 +206,7 @@ def compare(k, vo, vn, mode, revert):
     want = memcg_state(k, vo) if revert else mode
     if memcg_state(k, vn) != want:
         return "memcg %s, not %s" % (memcg_state(k, vn), want)
-    nmode = None if revert else mode
+    nmode = None if revert else (owns or mode)
     po, pn = norm_params(vo, nmode), norm_params(vn, nmode)
     if revert:
         po, pn = sorted(po, key=repr), sorted(pn, key=repr)
@@ -220,6 +228,10 @@ def compare(k, vo, vn, mode, revert):
     if eo != en:
         return "init environment changed"
     names = set(e.partition(b"=")[0] for e in vo["e"])
+    if shared:
+        # one GRUB line serves a kernel that needs cgroup_enable=memory:
+        # on the others it is a variable of init nobody reads
+        names.add(b"cgroup_enable")
     if any(e.partition(b"=")[0] not in names for e in vn["e"]):
         return "init environment variable added"
     if vn["x"] and vn["x"] != vo["x"]:
@@ -303,6 +315,222 @@ class Runner:
         if why:
             return "revert: %s -> %s" % (why, show(back_line))
         return ""
+
+
+    # ---- GRUB: GRUB_CMDLINE_LINUX and _DEFAULT through the real drop-in ----
+
+    def grub_root(self, ks):
+        key = (tuple(k.name for k in ks), "grub")
+        if key not in self.roots:
+            r = tempfile.mkdtemp(prefix="kparse-grub-", dir=self.base)
+            for d in ("etc/default/grub.d", "boot/grub", "usr/sbin", "usr/share/memcg-policy"):
+                os.makedirs(os.path.join(r, d), exist_ok=True)
+            for k in ks:
+                os.makedirs(os.path.join(r, "lib", "modules", k.version), exist_ok=True)
+                open(os.path.join(r, "boot", "vmlinuz-" + k.version), "w").close()
+                with open(os.path.join(r, "boot", "config-" + k.version), "w") as f:
+                    f.write(kernel_config(k))
+            # the package's files in the image: a program that must not run
+            # (no file of an image is run with --root) and its drop-in
+            with open(os.path.join(r, "usr", "sbin", "memcg-policy"), "w") as f:
+                f.write("#!/bin/sh\nexit 1\n")
+            os.chmod(os.path.join(r, "usr", "sbin", "memcg-policy"), 0o755)
+            shutil.copy(DROPIN, os.path.join(r, "usr", "share", "memcg-policy"))
+            # Debian's grub-mkconfig (sources /etc/default/grub.d/*.cfg):
+            # the system's where it is installed, else its loop alone
+            mk = os.path.join(r, "usr", "sbin", "grub-mkconfig")
+            if os.path.exists("/usr/sbin/grub-mkconfig"):
+                shutil.copy("/usr/sbin/grub-mkconfig", mk)
+            else:
+                with open(mk, "w") as f:
+                    f.write("#! /bin/sh\nfor x in ${sysconfdir}/default/grub.d/*.cfg ; do :; done\n")
+            os.chmod(mk, 0o755)
+            # what grub-mkconfig's drop-in runs: this build, reading the root
+            w = os.path.join(self.base, os.path.basename(r) + ".filter")
+            with open(w, "w") as f:
+                f.write('#!/bin/sh\nexec "%s" --root "%s" "$@"\n' % (self.tool, r))
+            os.chmod(w, 0o755)
+            self.roots[key] = r
+        return self.roots[key]
+
+    def grub_values(self, r):
+        """GRUB_CMDLINE_LINUX and _DEFAULT as grub-mkconfig has them: the
+        root's /etc/default/grub and grub.d/*.cfg sourced by /bin/sh (set -e),
+        the drop-in running this build; (values, stderr)."""
+        script = ('set -e; . "$1/etc/default/grub"; for x in "$1"/etc/default/grub.d/*.cfg; do '
+                  'if [ -e "$x" ]; then . "$x"; fi; done; '
+                  'printf "%s" "${GRUB_CMDLINE_LINUX-}" | od -An -tx1 -v | tr -d " \n"; echo; '
+                  'printf "%s" "${GRUB_CMDLINE_LINUX_DEFAULT-}" | od -An -tx1 -v | tr -d " \n"; echo')
+        p = subprocess.run(["/bin/sh", "-c", script, "sh", r], capture_output=True,
+                           env={"PATH": "/usr/bin:/bin", "LC_ALL": "C",
+                                "MEMCG_POLICY_FILTER": os.path.join(self.base, os.path.basename(r) + ".filter")})
+        if p.returncode != 0:
+            return None, p.stderr.decode(errors="replace")
+        lin, dflt = p.stdout.decode().split("\n")[:2]
+        return (bytes.fromhex(lin), bytes.fromhex(dflt)), p.stderr.decode(errors="replace")
+
+    def grub_case(self, ks, modes, lin, dflt):
+        """GRUB: lin and dflt in /etc/default/grub, a policy deciding modes
+        (one per kernel of ks), apply, the drop-in, then revert and the
+        drop-in again. Each kernel's normal entry gets lin + " " + dflt,
+        its recovery entry "single " + lin (10_linux). Returns the reason
+        it is wrong ("" if right)."""
+        r = self.grub_root(ks)
+        shutil.rmtree(os.path.join(r, "var"), ignore_errors=True)
+        for f in glob.glob(os.path.join(r, "etc", "default", "grub.d", "*")):
+            os.unlink(f)
+        if len(set(modes)) == 1:
+            pol = POLICY % modes[0]
+        else:
+            pol = "[policy]\nmode = on\n" + "".join(
+                "[kernel %s]\nmode = %s\n" % (k.version, m) for k, m in zip(ks, modes))
+        with open(os.path.join(r, "etc", "memcg-policy.conf"), "w") as f:
+            f.write(pol)
+        q = lambda b: b"'" + b.replace(b"'", b"'\\''") + b"'"  # noqa: E731
+        content = (b"GRUB_DEFAULT=0\nGRUB_TIMEOUT=5\nGRUB_CMDLINE_LINUX_DEFAULT=" + q(dflt)
+                   + b"\nGRUB_CMDLINE_LINUX=" + q(lin) + b"\n")
+        path = os.path.join(r, "etc", "default", "grub")
+        with open(path, "wb") as f:
+            f.write(content)
+        lim = min(self.limit(k) for k in ks) - 1
+        old = {"normal": lin + b" " + dflt, "recovery": b"single " + lin}
+        if not grub_script_ok(ks, old):
+            # GRUB's own parser refuses such a menu line (an odd number of
+            # quotes): grub-mkconfig fails with or without the tool
+            rc, err = self.run(r, "apply")
+            return "" if rc in (0, 3) else "exit %d: %s" % (rc, err.strip().split("\n")[-1])
+        over = len(old["normal"]) > lim
+        cut = {e: max(len(old[e]), lim) for e in old}
+        views = {(k.name, e): self.kv.view(k.profile, old[e][:cut[e]]) for k in ks for e in old}
+        rc, err = self.run(r, "apply")
+        with open(path, "rb") as f:
+            if f.read() != content:
+                return "apply changed /etc/default/grub"
+        if rc != 0:
+            if os.path.exists(os.path.join(r, "var", "lib", "memcg-policy", "grub.tokens")):
+                return "exit %d and the GRUB data written" % rc
+            return grub_refusal_ok(self, ks, modes, lin, dflt, lim, rc, err)
+        vals, derr = self.grub_values(r)
+        if vals is None:
+            return "grub-mkconfig would fail: %s" % derr.strip().split("\n")[-1]
+        new = {"normal": vals[0] + b" " + vals[1], "recovery": b"single " + vals[0]}
+        if not grub_script_ok(ks, new):
+            return "the menu line is no longer GRUB script (grub-script-check) -> %s" % show(new["normal"])
+        if over and "longer than" not in err:
+            return "no warning from apply for a line over %d bytes" % lim
+        if over and "longer than" not in derr:
+            return "no warning from the drop-in for a line over %d bytes" % lim
+        for e in new:
+            if len(new[e]) > lim and len(new[e]) > len(old[e]):
+                return "%s line grew past %d bytes" % (e, lim)
+        shared = len(ks) > 1 and any(m == "on" and k.profile == "enable" for k, m in zip(ks, modes))
+        # one line serves them all: what one kernel's decision owns
+        # (cgroup.memory's accounting items with memcg on) is owned for all
+        owns = "on" if "on" in modes else None
+        for k, m in zip(ks, modes):
+            for e in new:
+                vn = self.kv.view(k.profile, new[e][:cut[e]])
+                why = compare(k, views[(k.name, e)], vn, m, False, shared, owns)
+                if why:
+                    return "%s: %s %s entry: %s -> %s" % (m, k.name, e, why, show(new[e]))
+        rc, err = self.run(r, "revert")
+        if rc != 0:
+            return "revert exit %d: %s" % (rc, err.strip().split("\n")[-1])
+        vals, derr = self.grub_values(r)
+        if vals is None:
+            return "after revert grub-mkconfig would fail: %s" % derr.strip().split("\n")[-1]
+        back = {"normal": vals[0] + b" " + vals[1], "recovery": b"single " + vals[0]}
+        for k in ks:
+            for e in back:
+                vb = self.kv.view(k.profile, back[e][:cut[e]])
+                why = compare(k, views[(k.name, e)], vb, None, True)
+                if why:
+                    return "revert: %s %s entry: %s -> %s" % (k.name, e, why, show(back[e]))
+        return ""
+
+
+def grub_script_ok(ks, lines):
+    """grub-script-check (GRUB's own parser) on each entry 10_linux writes
+    from the values, alone: true when it accepts every one."""
+    k = ks[0]
+    for e, line in sorted(lines.items()):
+        text = (b"menuentry 'Debian GNU/Linux, " + e.encode() + b"' {\n\tlinux\t/boot/vmlinuz-" + k.version.encode()
+                + b" root=UUID=0a1b2c3d ro " + line + b"\n\tinitrd\t/boot/initrd.img-" + k.version.encode() + b"\n}\n")
+        if subprocess.run(["grub-script-check"], input=text, capture_output=True).returncode != 0:
+            return False
+    return True
+
+
+def grub_resolvable(runner, ks, modes):
+    """Is there one line that gives every kernel of the menu its mode?
+    The memcg arguments reduced to a sequence of cgroup_disable=memory and
+    cgroup_enable=memory, each kernel judged by its own view and rule."""
+    seqs = [[], [b"cgroup_disable=memory"], [b"cgroup_enable=memory"],
+            [b"cgroup_disable=memory", b"cgroup_enable=memory"], [b"cgroup_enable=memory", b"cgroup_disable=memory"]]
+    for s in seqs:
+        if all(memcg_state(k, runner.kv.view(k.profile, b" ".join(s))) == m for k, m in zip(ks, modes)):
+            return True
+    return False
+
+
+def grub_refusal_ok(runner, ks, modes, lin, dflt, lim, rc, err):
+    """A GRUB refusal is right when it is exit 3 for a cause the case has:
+    one of refusal_ok's, GRUB_CMDLINE_LINUX's open quote or "--" (which
+    would carry an edit of _DEFAULT into a value or to init), or kernels
+    that no one line can serve, named."""
+    msg = err.strip().split("\n")[-1] if err.strip() else ""
+    if rc != 3:
+        return "exit %d: %s" % (rc, msg)
+    line = lin + b" " + dflt
+    for k, m in zip(ks, modes):
+        if not refusal_ok(k, line, lim, m, None, rc, err):
+            return ""
+    if len(ks) > 1 and "COMMAND_LINE_SIZE" in err and len(line) + 2 * len(b" cgroup_disable=memory") > lim:
+        return ""  # kernels of other rules: both switches, in order
+    if len(ks) > 1 and "variables of init" in err and env_names(line) >= 30:
+        return ""
+    c = kline_split(lin)
+    if "GRUB_CMDLINE_LINUX" in err and (c["open"] or c["dashdash"]):
+        return ""
+    if len(set(modes)) > 1 and all(k.version in err for k in ks) and not grub_resolvable(runner, ks, modes):
+        return ""
+    return "refused (exit 3) without a cause: %s" % msg
+
+
+def env_names(b):
+    """The distinct names of name=value arguments without a '.' before a
+    bare "--": every one a variable of init on a kernel without such a
+    parameter (what the tool must assume, not knowing the kernel's
+    parameters)."""
+    names = set()
+    for t in b.split():
+        if t.replace(b'"', b"") == b"--":
+            break
+        n, eq, _ = t.lstrip(b'"').partition(b"=")
+        if eq and n and b"." not in n:
+            names.add(n.replace(b"-", b"_"))
+    return len(names)
+
+
+def kline_split(b):
+    """Does a line end inside an open quote, does it hold a bare "--"
+    (next_arg's rules: whitespace outside quotes separates, a quote
+    toggles)?"""
+    toks, cur, inq, has = [], b"", False, False
+    for ch in b:
+        c = bytes([ch])
+        if not inq and c in b" \t\n\v\f\r\xa0":
+            if has:
+                toks.append(cur)
+            cur, has = b"", False
+            continue
+        has = True
+        if c == b'"':
+            inq = not inq
+        cur += c
+    if has:
+        toks.append(cur)
+    return {"open": inq, "dashdash": any(t.replace(b'"', b"") == b"--" for t in toks)}
 
 
 def refusal_ok(k, line, lim, mode, vo, rc, err):
@@ -442,6 +670,40 @@ def plan(n, seed):
     return [(i, rnd.choice(weighted)[0], *rnd.choice(combos), rnd.choice(["on", "off"])) for i in range(n)]
 
 
+def plan_grub(n, seed):
+    """The GRUB cases: (index, generator, kernels, "grub", modes), their own
+    deterministic stream. A menu of two kernels is decided alike or apart
+    ([kernel VERSION] sections)."""
+    rnd = random.Random("grub:%d" % seed)
+    weighted = [g for g in GENERATORS for _ in range(g[2])]
+    out = []
+    for i in range(n):
+        gen, menu = rnd.choice(weighted)[0], rnd.choice(GRUB_MENUS)
+        modes = tuple(rnd.choice(["on", "off"]) for _ in menu)
+        if len(menu) > 1 and rnd.random() < 0.5:
+            modes = (modes[0],) * len(menu)
+        out.append((i, "grub-" + gen, ",".join(menu), "grub", ",".join(modes)))
+    return out
+
+
+GRUB_SLOT = Slot("grub", "etc/default/grub", None, None, None)
+GRUB_DEFAULTS = [b"quiet", b"quiet splash", b"", b"quiet loglevel=3", b"splash cgroup_disable=memory",
+                 b"cgroup_enable=memory quiet"]
+
+
+def grub_pair(rnd, line):
+    """GRUB_CMDLINE_LINUX and _DEFAULT from a line: all of it in the first;
+    cut at any byte (an open quote or a "--" may run on into the second);
+    or the second a distribution's own value."""
+    r = rnd.random()
+    if r < 0.2:
+        return line, b""
+    if r < 0.7:
+        p = rnd.randrange(0, len(line) + 1)
+        return line[:p], line[p:]
+    return line, rnd.choice(GRUB_DEFAULTS)
+
+
 # ---- workers ----------------------------------------------------------------
 
 W = {}
@@ -497,8 +759,54 @@ def minimize(k, slot, mode, line, why):
     return line, r.case(k, slot, mode, line) or why
 
 
+def grub_values_of(i, gen, ks, seed):
+    rnd = random.Random("grub:%d:%d" % (seed, i))
+    g = dict((n, f) for n, f, _ in GENERATORS)[gen[len("grub-"):]]
+    lim = min(W["runner"].limit(k) for k in ks) - 1
+    line = g(rnd, W["seeds"], GRUB_SLOT, ks[0], lim).replace(b"\n", b" ").replace(b"\0", b"")
+    return grub_pair(rnd, line)
+
+
+def minimize_grub(ks, modes, lin, dflt, why):
+    """minimize() for the pair: tokens of each value, while it fails the
+    same way."""
+    r = W["runner"]
+    cls = why.split(":")[0]
+    budget = [300]
+
+    def fails(a, b):
+        if budget[0] <= 0:
+            return False
+        budget[0] -= 1
+        w = r.grub_case(ks, modes, a, b)
+        return bool(w) and w.split(":")[0] == cls
+
+    vals = [lin, dflt]
+    for v in (0, 1):
+        parts = re.split(rb"([ \t]+)", vals[v])
+        i = 0
+        while i < len(parts):
+            cand = b"".join(parts[:i] + parts[i + 2:])
+            trial = list(vals)
+            trial[v] = cand
+            if parts[i].strip() and fails(*trial):
+                parts = parts[:i] + parts[i + 2:]
+                vals[v] = cand
+            else:
+                i += 2
+    return vals[0], vals[1], r.grub_case(ks, modes, vals[0], vals[1]) or why
+
+
 def work(c):
     i, gen, kname, sname, mode = c
+    if sname == "grub":
+        ks = [next(x for x in KERNELS if x.name == n) for n in kname.split(",")]
+        modes = mode.split(",")
+        lin, dflt = grub_values_of(i, gen, ks, W["args"]["seed"])
+        why = W["runner"].grub_case(ks, modes, lin, dflt)
+        if why and W["args"]["minimize"]:
+            lin, dflt, why = minimize_grub(ks, modes, lin, dflt, why)
+        return (i, gen, kname, sname, mode, (lin, dflt), why)
     k = next(x for x in KERNELS if x.name == kname)
     slot = next(x for x in SLOTS if x.name == sname)
     seed = W["args"]["seed"]
@@ -510,13 +818,13 @@ def work(c):
     return (i, gen, kname, sname, mode, line, why)
 
 
-def run_cases(a, limits, tool, n, minimize):
+def run_cases(a, limits, tool, n, ngrub, minimize):
     """Runs n cases on tool; returns (results, failed)."""
     tmp = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
     base = tempfile.mkdtemp(prefix="kparse-run-", dir=tmp)
     args = {"tool": os.path.abspath(tool), "kview": os.path.abspath(a.kview), "limits": limits,
             "seed": a.seed, "tmp": base, "minimize": False}
-    cases = [(i, g, k.name, s.name, m) for i, g, k, s, m in plan(n, a.seed)]
+    cases = [(i, g, k.name, s.name, m) for i, g, k, s, m in plan(n, a.seed)] + plan_grub(ngrub, a.seed)
     try:
         with Pool(a.jobs, worker_init, (args,)) as pool:
             results = pool.map(work, cases, chunksize=16)
@@ -537,6 +845,7 @@ def main():
     ap.add_argument("--kview", required=True)
     ap.add_argument("--limits", required=True)
     ap.add_argument("--cases", type=int, default=int(os.environ.get("KPARSE_CASES", "3000")))
+    ap.add_argument("--grub-cases", type=int, default=int(os.environ.get("KPARSE_GRUB_CASES", "3000")))
     ap.add_argument("--seed", type=int, default=int(os.environ.get("KPARSE_SEED", "16")))
     ap.add_argument("--jobs", type=int, default=int(os.environ.get("KPARSE_JOBS", "2")))
     ap.add_argument("--max-minimize", type=int, default=20)
@@ -548,19 +857,24 @@ def main():
         for l in f:
             name, val = l.split()
             limits[name] = val
-    results, failed = run_cases(a, limits, a.tool, a.cases, True)
+    results, failed = run_cases(a, limits, a.tool, a.cases, a.grub_cases, True)
     groups = {}
     for r in results:
         groups.setdefault(r[1], [0, 0])[1 if r[6] else 0] += 1
     for i, gen, kname, sname, mode, line, why in sorted(failed):
+        if sname == "grub":
+            print("FAIL: kparse/%s/%d %s %s %s: %s | GRUB_CMDLINE_LINUX: %s | GRUB_CMDLINE_LINUX_DEFAULT: %s"
+                  % (gen, i, kname, sname, mode, why, show(line[0]), show(line[1])))
+            continue
         print("FAIL: kparse/%s/%d %s %s %s: %s | line: %s" % (gen, i, kname, sname, mode, why, show(line)))
     for g, (p, f) in sorted(groups.items()):
         if not f:
             print("PASS: kparse/%s (%d cases)" % (g, p))
     npass, nfail = len(results) - len(failed), len(failed)
-    print("kparse: %d cases (seed %d), %d disagree with the kernel" % (len(results), a.seed, nfail))
+    print("kparse: %d cases (%d GRUB; seed %d), %d disagree with the kernel"
+          % (len(results), sum(1 for r in results if r[3] == "grub"), a.seed, nfail))
     if a.mutant:
-        mres, mfailed = run_cases(a, limits, a.mutant, a.mutant_cases, False)
+        mres, mfailed = run_cases(a, limits, a.mutant, a.mutant_cases, a.mutant_cases // 4, False)
         print("kparse mutant ('-' and '_' differ): %d of %d cases disagree with the kernel"
               % (len(mfailed), len(mres)))
         for r in sorted(mfailed)[:3]:
