@@ -195,6 +195,60 @@ static int unmeetable(const struct evaluation *ev)
 	return r;
 }
 
+static bool grub_managed(const struct slot_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].kind == SLOT_GRUB_TOKENS && !l->v[i].unmanaged)
+			return true;
+	return false;
+}
+
+static void decide_one(struct context *ctx, const struct evaluation *ev, struct kernel_decision *kd, bool is_default)
+{
+	struct kernel *k = kd->k;
+	decide_kernel_init(&kd->dk, k, &ctx->policy);
+	if (k->config_missing && !k->config_from_policy) {
+		/* nothing known to decide from: no opinion, never in sync */
+		kd->unknown = true;
+		kd->d.keep = true;
+		kd->d.mode = ctx->policy.mode;
+		strv_push(&kd->d.reasons, xasprintf("no kernel config for %s: its memcg default is unknown", k->version));
+		return;
+	}
+	_cleanup_free_ char *configured = configured_cmdline(ctx, ev, k, is_default);
+	decide(&ctx->policy, &kd->dk, &ctx->sys, configured, &kd->d);
+}
+
+/* --kernel VER where GRUB is managed: the menu's other kernels, read and
+ * decided as without --kernel, VER's decision borrowed. A kernel whose
+ * config cannot be read has no opinion (it is reported without --kernel). */
+static int decide_menu(struct context *ctx, struct evaluation *ev)
+{
+	int r = kernels_load(&ctx->root, NULL, &ev->menu_kernels);
+	if (r < 0)
+		return r;
+	kernels_apply_policy(&ev->menu_kernels, &ctx->policy, true);
+	const struct kernel_list *m = &ev->menu_kernels;
+	const struct kernel *mdef = kernels_default(&ev->menu_kernels);
+	ev->menu_kd = xcalloc(m->n + 1, sizeof(*ev->menu_kd));
+	ev->menu_own = m->n + 1;
+	for (size_t i = 0; i < m->n; i++) {
+		struct kernel_decision *kd = &ev->menu_kd[ev->n_menu_kd++];
+		if (ev->n_kd && streq(m->k[i].version, ev->kd[0].k->version)) {
+			*kd = ev->kd[0];
+			ev->menu_own = i;
+			continue;
+		}
+		kd->k = &m->k[i];
+		decide_one(ctx, ev, kd, &m->k[i] == mdef);
+	}
+	if (ev->menu_own > m->n && ev->n_kd) {
+		ev->menu_own = ev->n_menu_kd;
+		ev->menu_kd[ev->n_menu_kd++] = ev->kd[0];
+	}
+	return 0;
+}
+
 /* Decide and plan: pure functions of the facts gathered. */
 static int decide_and_plan(struct context *ctx, const char *only, struct kernel *defk, struct evaluation *ev)
 {
@@ -208,24 +262,27 @@ static int decide_and_plan(struct context *ctx, const char *only, struct kernel 
 		kd->k = k;
 		if (is_default)
 			ev->def = kd;
-		decide_kernel_init(&kd->dk, k, &ctx->policy);
-		if (k->config_missing && !k->config_from_policy) {
-			/* nothing known to decide from: no opinion, never in sync */
-			kd->unknown = true;
-			kd->d.keep = true;
-			kd->d.mode = ctx->policy.mode;
-			strv_push(&kd->d.reasons, xasprintf("no kernel config for %s: its memcg default is unknown",
-							      k->version));
-			continue;
-		}
-		_cleanup_free_ char *configured = configured_cmdline(ctx, ev, k, is_default);
-		decide(&ctx->policy, &kd->dk, &ctx->sys, configured, &kd->d);
+		decide_one(ctx, ev, kd, is_default);
 	}
 
 	r = unmeetable(ev);
 	if (r < 0)
 		return r;
-	r = grub_decision(ev->kd, ev->n_kd, ev->def, &ev->slots, &ev->grub);
+	const struct kernel_decision *mkd = ev->kd, *mdef = ev->def;
+	size_t mn = ev->n_kd;
+	if (ctx->kernels.only && grub_managed(&ev->slots)) {
+		r = decide_menu(ctx, ev);
+		if (r < 0)
+			return r;
+		mkd = ev->menu_kd;
+		mn = ev->n_menu_kd;
+		const struct kernel *d = kernels_default(&ev->menu_kernels);
+		mdef = NULL;
+		for (size_t i = 0; i < mn && d; i++)
+			if (mkd[i].k == d || streq(mkd[i].k->version, d->version))
+				mdef = &mkd[i];
+	}
+	r = grub_decision(mkd, mn, mdef, &ev->slots, &ev->grub);
 	if (r < 0)
 		return r;
 	ev->ch = xcalloc(ev->slots.n ? ev->slots.n : 1, sizeof(*ev->ch));
@@ -239,7 +296,7 @@ static int decide_and_plan(struct context *ctx, const char *only, struct kernel 
 			return r;
 	}
 	if (!ev->grub.keep) {
-		r = grub_check_lines(&ctx->root, &ev->slots, ev->ch, ev->kd, ev->n_kd);
+		r = grub_check_lines(&ctx->root, &ev->slots, ev->ch, mkd, mn);
 		if (r < 0)
 			return r;
 	}
@@ -276,6 +333,13 @@ int evaluate(struct context *ctx, const char *only, struct evaluation *ev)
 /* The decisions and plan of ev, freed; its slots and the context stay. */
 static void plan_free(struct evaluation *ev)
 {
+	for (size_t i = 0; i < ev->n_menu_kd; i++)
+		if (i != ev->menu_own)
+			decision_free(&ev->menu_kd[i].d);
+	free(ev->menu_kd);
+	ev->menu_kd = NULL;
+	ev->n_menu_kd = 0;
+	kernels_free(&ev->menu_kernels);
 	for (size_t i = 0; i < ev->n_kd; i++)
 		decision_free(&ev->kd[i].d);
 	free(ev->kd);

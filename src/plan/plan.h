@@ -16,6 +16,12 @@ struct evaluation {
 	size_t n_kd;
 	struct kernel_decision *def; /* the default kernel's */
 	struct decision grub;        /* what the GRUB slots follow (grub_decision) */
+	/* --kernel with GRUB managed: one GRUB command line serves every
+	 * installed kernel, so the others are read and decided too:
+	 * menu_kd holds them all, menu_kd[menu_own] borrowed from kd[0] */
+	struct kernel_list menu_kernels;
+	struct kernel_decision *menu_kd;
+	size_t n_menu_kd, menu_own;
 	struct slot_list slots;
 	struct slot_change *ch;      /* one per slot, same index */
 	bool in_sync;

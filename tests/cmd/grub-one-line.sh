@@ -117,6 +117,13 @@ contains "two kernels, on: which line, which kernel" \
 	"$(jq -r '.slots[] | select(.path == "/boot/grub/grub.cfg") | .note' <<<"$OUT")" \
 	"lacks cgroup_enable=memory; 2 of 2 kernel command lines do not carry the decision"
 
+# A kernel update: the hook runs apply --kernel for the new kernel alone,
+# and the one line still serves the old one.
+add_kernel "$r" 6.1.0-42-amd64 "$CFG/debian12-amd64.config"
+expect_exit "two kernels, a kernel update: the hook" 0 "$MEMCG_POLICY" --root "$r" apply --kernel 6.1.0-42-amd64 --hook
+expect_eq "two kernels, a kernel update: cgroup_enable=memory still recorded for 3.16" \
+	"$(grep -c '^add cgroup_enable=memory$' "$r/var/lib/memcg-policy/grub.tokens")" 1
+
 # Decided apart: 6.1 off, 3.16 on. Disable wins on 6.1, the last one on
 # 3.16: cgroup_disable=memory then cgroup_enable=memory, in that order,
 # wherever the administrator had them.
@@ -146,6 +153,8 @@ policy "$r" '[policy]\nmode = on\n[kernel 6.1.0-13-amd64]\nmode = off\n'
 expect_exit "no one line: exit 3" 3 "$MEMCG_POLICY" --root "$r" apply
 contains "no one line: names both kernels" "$ERR" "none gives 6.1.0-41-amd64 memcg on and 6.1.0-13-amd64 memcg off"
 no_data "$r" "no one line: nothing written"
+expect_exit "no one line, --kernel: exit 3 all the same" 3 "$MEMCG_POLICY" --root "$r" apply --kernel 6.1.0-41-amd64
+no_data "$r" "no one line, --kernel: nothing written"
 
 # ---- 3. the kernel's limit ----
 
