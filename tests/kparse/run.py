@@ -483,7 +483,8 @@ def grub_refusal_ok(runner, ks, modes, lin, dflt, lim, rc, err):
         return "exit %d: %s" % (rc, msg)
     line = lin + b" " + dflt
     for k, m in zip(ks, modes):
-        if not refusal_ok(k, line, lim, m, None, rc, err):
+        # the normal entries' line, or the recovery entries' (10_linux)
+        if not refusal_ok(k, line, lim, m, None, rc, err) or not refusal_ok(k, b"single " + lin, lim, m, None, rc, err):
             return ""
     if len(ks) > 1 and "COMMAND_LINE_SIZE" in err and len(line) + 2 * len(b" cgroup_disable=memory") > lim:
         return ""  # kernels of other rules: both switches, in order
