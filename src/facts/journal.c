@@ -62,15 +62,28 @@ void journal_free(struct journal *j)
 		entry_free(&j->v[i]);
 	free(j->v);
 	j->v = NULL;
-	j->n = 0;
+	j->n = j->cap = 0;
+	if (j->by_path)
+		str_index_reset(j->by_path);
+	free(j->by_path);
+	j->by_path = NULL;
+}
+
+static const char *entry_path(const void *ctx, size_t i)
+{
+	return ((const struct journal *)ctx)->v[i].path;
 }
 
 const struct journal_entry *journal_get(const struct journal *j, const char *path)
 {
-	for (size_t i = 0; i < j->n; i++)
-		if (streq(j->v[i].path, path))
-			return &j->v[i];
-	return NULL;
+	if (!j->by_path) {
+		for (size_t i = 0; i < j->n; i++)
+			if (streq(j->v[i].path, path))
+				return &j->v[i];
+		return NULL;
+	}
+	size_t i = str_index_find(j->by_path, path, j->n, entry_path, j);
+	return i == SIZE_MAX ? NULL : &j->v[i];
 }
 
 struct journal_entry *journal_find(struct journal *j, const char *path)
@@ -88,11 +101,18 @@ void journal_forget(struct journal *j, const char *path)
 	entry_free(e);
 	memmove(&j->v[i], &j->v[i + 1], (j->n - i - 1) * sizeof(*j->v));
 	j->n--;
+	if (j->by_path)
+		str_index_reset(j->by_path);
 }
 
 static struct journal_entry *entry_new(struct journal *j, const char *path)
 {
-	j->v = xrealloc(j->v, (j->n + 1) * sizeof(*j->v));
+	if (j->n == j->cap) {
+		j->cap = j->cap ? j->cap * 2 : 16;
+		j->v = xrealloc(j->v, j->cap * sizeof(*j->v));
+	}
+	if (!j->by_path)
+		j->by_path = xcalloc(1, sizeof(*j->by_path));
 	struct journal_entry *e = &j->v[j->n++];
 	memset(e, 0, sizeof(*e));
 	e->path = xstrdup(path);

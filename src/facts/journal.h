@@ -45,7 +45,10 @@ struct journal_entry {
 
 struct journal {
 	struct journal_entry *v;
-	size_t n;
+	size_t n, cap;
+	/* the entries by path (lib/util.h); allocated on first look-up, so
+	 * that a const journal can be looked in: never copy a journal */
+	struct str_index *by_path;
 };
 
 /* Reads the journal (a missing one is empty). A corrupt journal is bad

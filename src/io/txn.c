@@ -116,15 +116,23 @@ static void file_reset(struct txn_file *f)
 	f->existed = f->unchanged = f->renamed = false;
 }
 
+static const char *file_path(const void *ctx, size_t i)
+{
+	return ((const struct txn *)ctx)->files[i].path;
+}
+
 static struct txn_file *file_slot(struct txn *t, const char *path)
 {
-	for (size_t i = 0; i < t->n; i++)
-		if (streq(t->files[i].path, path)) {
-			free(t->files[i].data);
-			t->files[i].data = NULL;
-			return &t->files[i];
-		}
-	t->files = xrealloc(t->files, (t->n + 1) * sizeof(*t->files));
+	size_t i = str_index_find(&t->by_path, path, t->n, file_path, t);
+	if (i != SIZE_MAX) {
+		free(t->files[i].data);
+		t->files[i].data = NULL;
+		return &t->files[i];
+	}
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 16;
+		t->files = xrealloc(t->files, t->cap * sizeof(*t->files));
+	}
 	struct txn_file *f = &t->files[t->n++];
 	memset(f, 0, sizeof(*f));
 	f->dirfd = -1;
@@ -152,11 +160,11 @@ void txn_delete(struct txn *t, const char *path) { txn_add(t, path, NULL, 0, 0);
 void txn_add_record(struct txn *t, const char *path, const char *data, size_t len, enum txn_order order)
 {
 	txn_add(t, path, data, len, 0600);
-	for (size_t i = 0; i < t->n; i++)
-		if (streq(t->files[i].path, path)) {
-			t->files[i].force_mode = true;
-			t->files[i].order = order;
-		}
+	size_t i = str_index_find(&t->by_path, path, t->n, file_path, t);
+	if (i != SIZE_MAX) {
+		t->files[i].force_mode = true;
+		t->files[i].order = order;
+	}
 }
 
 void txn_free(struct txn *t)
@@ -168,7 +176,8 @@ void txn_free(struct txn *t)
 	}
 	free(t->files);
 	t->files = NULL;
-	t->n = 0;
+	t->n = t->cap = 0;
+	str_index_reset(&t->by_path);
 	dirs_close(t);
 	strv_free(&t->made_dirs);
 }

@@ -89,7 +89,8 @@ struct txn_file {
 struct txn {
 	const struct root *root;
 	struct txn_file *files;
-	size_t n;
+	size_t n, cap;
+	struct str_index by_path; /* files by path (lib/util.h) */
 	unsigned written;  /* files replaced or deleted by the last commit */
 	/* private to txn_commit */
 	struct txn_dir **dirs;

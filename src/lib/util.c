@@ -193,6 +193,61 @@ bool streq_ptr(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+/* Puts i in the table unless an earlier string equals it. */
+static void str_index_put(struct str_index *x, size_t i, str_index_key_fn key, const void *ctx)
+{
+	const char *s = key(ctx, i);
+	for (size_t h = (size_t)str_hash(s) & (x->cap - 1);; h = (h + 1) & (x->cap - 1)) {
+		if (!x->slot[h]) {
+			x->slot[h] = i + 1;
+			return;
+		}
+		if (streq(key(ctx, x->slot[h] - 1), s))
+			return;
+	}
+}
+
+size_t str_index_find(struct str_index *x, const char *s, size_t count, str_index_key_fn key, const void *ctx)
+{
+	if (count < x->n)
+		str_index_reset(x);
+	if (count > x->n) {
+		if ((count + 1) * 2 > x->cap) {
+			/* rebuilt at twice what it holds: at most half full */
+			size_t cap = 16;
+			while (cap < (count + 1) * 4)
+				cap *= 2;
+			free(x->slot);
+			x->slot = xcalloc(cap, sizeof(*x->slot));
+			x->cap = cap;
+			x->n = 0;
+		}
+		for (size_t i = x->n; i < count; i++)
+			str_index_put(x, i, key, ctx);
+		x->n = count;
+	}
+	if (!x->cap)
+		return SIZE_MAX;
+	for (size_t h = (size_t)str_hash(s) & (x->cap - 1); x->slot[h]; h = (h + 1) & (x->cap - 1))
+		if (streq(key(ctx, x->slot[h] - 1), s))
+			return x->slot[h] - 1;
+	return SIZE_MAX;
+}
+
+void str_index_reset(struct str_index *x)
+{
+	free(x->slot);
+	*x = (struct str_index){ 0 };
+}
+
 int parse_size(const char *s, unsigned long long *out)
 {
 	if (!s || !isdigit((unsigned char)*s))

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -112,6 +113,21 @@ bool streq_ptr(const char *a, const char *b);
 /* The same bytes, NULL (absent) equal only to NULL. */
 bool bytes_same(const char *a, size_t alen, const char *b, size_t blen);
 static inline bool streq(const char *a, const char *b) { return strcmp(a, b) == 0; }
+
+/* An index of strings by value, over strings kept elsewhere: which i of
+ * 0..count-1 has key(ctx, i) equal to s (the first such). Built on first
+ * use, and grown as strings are appended (count larger than last time);
+ * after a string is removed or changed, str_index_reset() makes the next
+ * find build it again. Finds are O(1) on average. */
+struct str_index {
+	size_t *slot; /* i + 1, 0 for empty; cap is a power of two */
+	size_t cap;
+	size_t n;     /* strings indexed: 0..n-1 */
+};
+typedef const char *(*str_index_key_fn)(const void *ctx, size_t i);
+/* SIZE_MAX when none. */
+size_t str_index_find(struct str_index *x, const char *s, size_t count, str_index_key_fn key, const void *ctx);
+void str_index_reset(struct str_index *x);
 
 /* Parses sizes such as "512M", "1G", "1024" (bytes; K/M/G/T are powers of
  * 1024). Returns 0 or -1 on a bad value. */

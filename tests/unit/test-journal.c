@@ -490,5 +490,44 @@ TEST(lock_creates_run)
 	rm_rf(outside);
 }
 
-TEST_MAIN(T(journal_missing_is_empty), T(journal_round_trip), T(journal_record_semantics), T(journal_record_rebase), T(journal_corrupt), T(journal_untrusted_owner_or_mode), T(journal_paths_are_slots),
+/* lib/util.h's str_index, as the journal and the transaction look paths
+ * up with it: the first of equal strings, growing, after a reset. */
+static const char *nth(const void *ctx, size_t i)
+{
+	return ((char *const *)ctx)[i];
+}
+
+TEST(str_index_finds_paths)
+{
+	enum { N = 3000 };
+	static char *v[N + 1];
+	for (size_t i = 0; i < N; i++)
+		v[i] = xasprintf("/boot/loader/entries/e-%zu.conf", i % 2000); /* 1000 repeated */
+	struct str_index x = {0};
+	CHECK(str_index_find(&x, "/boot/loader/entries/e-1.conf", 0, nth, v) == SIZE_MAX);
+	/* grown one at a time, as entries are recorded */
+	size_t bad = 0;
+	for (size_t n = 1; n <= 40; n++)
+		bad += str_index_find(&x, v[n - 1], n, nth, v) != n - 1;
+	CHECK_INT((int)bad, 0);
+	bad = 0;
+	for (size_t i = 0; i < N; i++)
+		bad += str_index_find(&x, v[i], N, nth, v) != i % 2000; /* the first of equal ones */
+	CHECK_INT((int)bad, 0);
+	CHECK(str_index_find(&x, "/boot/loader/entries/e-2000.conf", N, nth, v) == SIZE_MAX);
+	/* one taken out (the caller resets): the next find sees the change */
+	free(v[5]);
+	v[5] = xstrdup("/boot/loader/entries/renamed.conf");
+	str_index_reset(&x);
+	CHECK(str_index_find(&x, "/boot/loader/entries/renamed.conf", N, nth, v) == 5);
+	CHECK(str_index_find(&x, "/boot/loader/entries/e-5.conf", N, nth, v) == 2005);
+	/* fewer than indexed: built again from what is there */
+	CHECK(str_index_find(&x, v[2500], 10, nth, v) == SIZE_MAX);
+	CHECK(str_index_find(&x, v[7], 10, nth, v) == 7);
+	str_index_reset(&x);
+	for (size_t i = 0; i < N; i++)
+		free(v[i]);
+}
+
+TEST_MAIN(T(str_index_finds_paths), T(journal_missing_is_empty), T(journal_round_trip), T(journal_record_semantics), T(journal_record_rebase), T(journal_corrupt), T(journal_untrusted_owner_or_mode), T(journal_paths_are_slots),
 	  T(lock_creates_run), T(lock_waits_for_holder), T(lock_waits_quietly_with_q))
