@@ -9,10 +9,16 @@
 #    as Debian installs them, and the same gzip-packed.
 # 1b. `status` on the same 4 kernels with Debian's GRUB (its settings read
 #    without a shell), against the same floor.
-# 2. `apply` editing 100 BLS entries (25 snapshots x 4 kernels, mode = off
-#    adds cgroup_disable=memory to each), against reading each entry,
-#    writing a temp file, one syncfs, renaming all, one directory fsync.
-#    A fresh copy of the root, written back to disk, before every run.
+# 2. `apply` editing 100 and 1000 BLS entries (snapshots x 4 kernels, mode
+#    = off adds cgroup_disable=memory to each), against two floors: the bare
+#    one (reading each entry, writing a temp file, one syncfs, renaming all,
+#    one directory fsync) and the safe one (first a journal record made
+#    durable, then type-checked opens, each temp file with the old one's
+#    mode, owner and extended attributes, one syncfs, the renames, one
+#    directory fsync); and per edited entry, the system calls (strace -c)
+#    and instructions (valgrind's callgrind) of the tool and the floors.
+#    A fresh copy of the root, written back to disk, before every run; the
+#    1000-entry case in half the rounds.
 #
 # ROUNDS rounds (default 15) of RUNS runs (default 5; 2 for the edits), the
 # commands' order turned each round; ratios of the medians over all runs,
@@ -121,41 +127,90 @@ if [ -n "$BEFORE" ]; then
 fi
 echo
 
-# ---- 2. apply editing 100 entries -----------------------------------------
-# Two cases for the tool: the first run since boot (no lock file in /run,
-# a tmpfs: apply reads everything, takes the lock, reads everything again
+# ---- 2. apply editing 100 and 1000 entries --------------------------------
+# Two floors: the bare one (read, temp file, syncfs, renames, one fsync)
+# and the safe one (the journal record durable first, type-checked opens,
+# mode, owner and xattrs kept, then the same): bench/edit-floor.c. Two
+# cases for the tool: the first run since boot (no lock file in /run, a
+# tmpfs: apply reads everything, takes the lock, reads everything again
 # under it) and a later one (the lock file is there: taken first, one
-# reading).
-pristine=$WORK/e100-pristine
-make_root "$pristine" 100
-locked=$WORK/e100-locked
-cp -a "$pristine" "$locked"
-mkdir -p "$locked/run"
-install -m 0600 /dev/null "$locked/run/memcg-policy.lock"
-sync -f "$WORK"
+# reading). A fresh copy of the root, written back to disk, before each run.
 fresh() { echo "rm -rf $WORK/$1 && cp -a ${2:-$pristine} $WORK/$1 && sync -f $WORK"; }
-before_apply=()
-if [ -n "$BEFORE" ]; then
-	before_apply=(apply-100-before "$BEFORE --root $WORK/e-old apply" "sh -c '$(fresh e-old)'"
-		apply-100-locked-before "$BEFORE --root $WORK/e-oldl apply" "sh -c '$(fresh e-oldl "$locked")'")
-fi
-hf_reset
-hf_rounds "$rounds" 2 --prepare-each \
-	apply-100 "$MP --root $WORK/e-tool apply" "sh -c '$(fresh e-tool)'" \
-	apply-100-locked "$MP --root $WORK/e-lock apply" "sh -c '$(fresh e-lock "$locked")'" \
-	floor-100 "$FLOOR edit $WORK/e-floor/boot/loader/entries cgroup_disable=memory" "sh -c '$(fresh e-floor)'" \
-	"${before_apply[@]}"
-# both did the same edit
-sh -c "$(fresh e-tool)" && sh -c "$(fresh e-floor)"
-"$MP" --root "$WORK/e-tool" apply >/dev/null || die "apply failed"
-"$FLOOR" edit "$WORK/e-floor/boot/loader/entries" cgroup_disable=memory || die "the floor failed"
-diff -r "$WORK/e-tool/boot/loader/entries" "$WORK/e-floor/boot/loader/entries" >/dev/null ||
-	die "the tool and the floor did not write the same entries"
-echo "== apply editing 100 entries against the floor (same bytes written) =="
-header "command / floor"
-row apply-100 floor-100 "apply, first run since boot / floor edit"
-row apply-100-locked floor-100 "apply, lock file there / floor edit"
-if [ -n "$BEFORE" ]; then
-	row apply-100-before floor-100 "apply (before), first run / floor edit"
-	row apply-100-locked-before floor-100 "apply (before), lock there / floor edit"
-fi
+# syscalls N CMD...: system calls CMD and its children make, per entry
+syscalls() {
+	local n=$1 out
+	shift
+	out=$WORK/strace.out
+	strace -f -c -o "$out" "$@" >/dev/null 2>&1 || die "failed under strace: $*"
+	awk -v n="$n" '$NF == "total" { printf "%.1f\n", $(NF-2) / n }' "$out"
+}
+# instructions N CMD...: instructions CMD runs (valgrind's lackey-free
+# count: callgrind's Ir), per entry; "-" without valgrind
+instructions() {
+	local n=$1 out
+	shift
+	command -v valgrind >/dev/null || { echo -; return; }
+	out=$WORK/callgrind.out
+	valgrind --tool=callgrind --callgrind-out-file="$out" "$@" >/dev/null 2>&1 || die "failed under valgrind: $*"
+	awk -v n="$n" '/^summary:/ { printf "%.0f\n", $2 / n }' "$out"
+}
+for n in 100 1000; do
+	pristine=$WORK/e$n-pristine
+	make_root "$pristine" "$n"
+	mkdir -p "$pristine/var/lib/memcg-policy"
+	locked=$WORK/e$n-locked
+	cp -a "$pristine" "$locked"
+	mkdir -p "$locked/run"
+	install -m 0600 /dev/null "$locked/run/memcg-policy.lock"
+	sync -f "$WORK"
+	erunds=$rounds
+	[ "$n" -lt 1000 ] || erunds=$(((rounds + 1) / 2))
+	before_apply=()
+	if [ -n "$BEFORE" ]; then
+		before_apply=("apply-$n-before" "$BEFORE --root $WORK/e-old apply" "sh -c '$(fresh e-old)'"
+			"apply-$n-locked-before" "$BEFORE --root $WORK/e-oldl apply" "sh -c '$(fresh e-oldl "$locked")'")
+	fi
+	hf_reset
+	hf_rounds "$erunds" 2 --prepare-each \
+		apply-$n "$MP --root $WORK/e-tool apply" "sh -c '$(fresh e-tool)'" \
+		apply-$n-locked "$MP --root $WORK/e-lock apply" "sh -c '$(fresh e-lock "$locked")'" \
+		floor-$n "$FLOOR edit $WORK/e-floor/boot/loader/entries cgroup_disable=memory" "sh -c '$(fresh e-floor)'" \
+		safe-$n "$FLOOR safe $WORK/e-safe/boot/loader/entries cgroup_disable=memory $WORK/e-safe/var/lib/memcg-policy/journal.floor" \
+		"sh -c '$(fresh e-safe)'" \
+		"${before_apply[@]}"
+	# all three did the same edit
+	sh -c "$(fresh e-tool)" && sh -c "$(fresh e-floor)" && sh -c "$(fresh e-safe)"
+	"$MP" --root "$WORK/e-tool" apply >/dev/null || die "apply failed"
+	"$FLOOR" edit "$WORK/e-floor/boot/loader/entries" cgroup_disable=memory || die "the floor failed"
+	"$FLOOR" safe "$WORK/e-safe/boot/loader/entries" cgroup_disable=memory "$WORK/e-safe/var/lib/memcg-policy/journal.floor" ||
+		die "the safe floor failed"
+	if ! diff -r "$WORK/e-tool/boot/loader/entries" "$WORK/e-floor/boot/loader/entries" >/dev/null ||
+		! diff -r "$WORK/e-tool/boot/loader/entries" "$WORK/e-safe/boot/loader/entries" >/dev/null; then
+		die "the tool and the floors did not write the same entries"
+	fi
+	echo "== apply editing $n entries against the floors (same bytes written; $erunds rounds) =="
+	header "command / floor"
+	row apply-$n safe-$n "apply, first run since boot / safe floor"
+	row apply-$n-locked safe-$n "apply, lock file there / safe floor"
+	row apply-$n floor-$n "apply, first run since boot / bare floor"
+	row apply-$n-locked floor-$n "apply, lock file there / bare floor"
+	row safe-$n floor-$n "safe floor / bare floor"
+	if [ -n "$BEFORE" ]; then
+		row apply-$n-before safe-$n "apply (before), first run / safe floor"
+		row apply-$n-locked-before safe-$n "apply (before), lock there / safe floor"
+	fi
+	# the counts that do not depend on the machine's mood
+	sh -c "$(fresh e-tool "$locked")" && sh -c "$(fresh e-floor)" && sh -c "$(fresh e-safe)"
+	st=$(syscalls "$n" "$MP" --root "$WORK/e-tool" apply)
+	sf=$(syscalls "$n" "$FLOOR" edit "$WORK/e-floor/boot/loader/entries" cgroup_disable=memory)
+	ss=$(syscalls "$n" "$FLOOR" safe "$WORK/e-safe/boot/loader/entries" cgroup_disable=memory \
+		"$WORK/e-safe/var/lib/memcg-policy/journal.floor")
+	sh -c "$(fresh e-tool "$locked")" && sh -c "$(fresh e-safe)"
+	it=$(instructions "$n" "$MP" --root "$WORK/e-tool" apply)
+	is=$(instructions "$n" "$FLOOR" safe "$WORK/e-safe/boot/loader/entries" cgroup_disable=memory \
+		"$WORK/e-safe/var/lib/memcg-policy/journal.floor")
+	printf '%-44s %8s %8s %8s\n' "per edited entry (lock file there)" tool safe bare
+	printf '%-44s %8s %8s %8s\n' "  system calls" "$st" "$ss" "$sf"
+	printf '%-44s %8s %8s %8s\n' "  instructions (callgrind)" "$it" "$is" "-"
+	echo
+done
