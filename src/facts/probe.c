@@ -207,11 +207,24 @@ static void live_ram(struct system_facts *s)
 	}
 }
 
+/* Can a unit's memory directive matter: some kernel decided by auto (the
+ * decision) or off (the warning that it fails after the next boot)? With
+ * every mode on, the unit files are not read. */
+static bool units_can_matter(const struct policy *p)
+{
+	if (p->mode != MODE_ON)
+		return true;
+	for (size_t i = 0; i < p->n_kernels; i++)
+		if (p->kernels[i].mode == MODE_AUTO || p->kernels[i].mode == MODE_OFF)
+			return true;
+	return false;
+}
+
 int probe_system(const struct root *r, const struct policy *p, struct system_facts *s)
 {
 	memset(s, 0, sizeof(*s));
 	find_programs(r, p, &s->programs);
-	if (p->needs_memcg_units && s->programs.n == 0)
+	if (p->needs_memcg_units && s->programs.n == 0 && units_can_matter(p))
 		find_units(r, &s->units);
 	/* RAM: /proc/meminfo on a live system, else (or when it does not
 	 * tell) the policy's assume-ram */

@@ -57,3 +57,14 @@ setup off
 program "$root" /usr/local/bin/k3s
 expect_exit "k3s installed, set on" 0 "$MEMCG_POLICY" --root "$root" set on
 lacks "set on: no warning" "$ERR" "memcg off, but"
+
+# the unit files are read only where they can matter: a kernel decided by
+# auto (the decision) or off (the warning); with every mode on, not at all
+setup on
+mkdir -p "$root/etc/systemd/system"
+printf '[Service]\nExecStart=/bin/true\nMemoryMax=512M\n' >"$root/etc/systemd/system/web.service"
+json_run "mode on: status --json" "$MEMCG_POLICY" --root "$root" --json status
+expect_eq "mode on: the unit files are not read" "$(jq -r '.system.needs_memcg_units | length' <<<"$OUT")" 0
+printf '[policy]\nmode = on\n[kernel 6.1.*]\nmode = off\n' | write_policy "$root/etc/memcg-policy.conf"
+json_run "a [kernel] section off: status --json" "$MEMCG_POLICY" --root "$root" --json status
+has "a [kernel] section off: the unit is read" "$(jq -r '.system.needs_memcg_units[]' <<<"$OUT")" "web.service"
