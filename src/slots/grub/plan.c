@@ -7,8 +7,11 @@
  * system, and only where that reader cannot know a value, are the system's
  * own files sourced by /bin/sh through the real drop-in. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/cmdline.h"
@@ -467,19 +470,187 @@ static int read_vars(const struct root *r, const struct slot_list *l, const stru
 	return e;
 }
 
+/* ---- the shell's values, cached (live system only) ----
+ * Where the tool's reader cannot know the values, the live system's files
+ * go through /bin/sh; what it gave is kept in GRUB_VARS_CACHE with the
+ * identity (device, inode, size, change and modification times) of every
+ * file it sourced and a hash of the data and drop-in texts it ran with.
+ * A later status or decide whose inputs are all the same takes the values
+ * from there and starts no shell. Never under --root; the file is
+ * trusted only when it is root's (or ours) and not writable by others. */
+#define GRUB_VARS_CACHE "/var/lib/memcg-policy/grub-vars.cache"
+#define GRUB_VARS_MAGIC "memcg-policy grub-vars 1\n"
+
+static uint64_t text_hash(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+static void key_file(struct strbuf *sb, const struct root *r, const char *path)
+{
+	struct stat st;
+	if (root_stat(r, path, &st) < 0) {
+		sb_appendf(sb, "%s -\n", path);
+		return;
+	}
+	sb_appendf(sb, "%s %llu %llu %lld %lld.%09ld %lld.%09ld\n", path, (unsigned long long)st.st_dev,
+		   (unsigned long long)st.st_ino, (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+		   (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+}
+
+/* What the shell's values depend on, as text; NULL where a file cannot
+ * be listed. */
+static char *vars_key(const struct root *r, const struct slot_list *l, const struct slot_change *ch)
+{
+	const struct slot *in = NULL, *tok = NULL;
+	const struct slot_change *in_ch = NULL, *tok_ch = NULL;
+	for (size_t i = 0; i < l->n; i++) {
+		if (l->v[i].kind == SLOT_GRUB_DROPIN || l->v[i].kind == SLOT_GRUB_DEFAULT) {
+			in = &l->v[i];
+			in_ch = &ch[i];
+		} else if (l->v[i].kind == SLOT_GRUB_TOKENS) {
+			tok = &l->v[i];
+			tok_ch = &ch[i];
+		}
+	}
+	if (!in || !tok)
+		return NULL;
+	struct strbuf sb = {0};
+	sb_appendf(&sb, "kind %d\n", (int)in->kind);
+	key_file(&sb, r, GRUB_DEFAULT_PATH);
+	if (in->kind == SLOT_GRUB_DROPIN) {
+		char **names = NULL;
+		int n = root_list_dir(r, "/etc/default/grub.d", ".cfg", &names);
+		for (int i = 0; i < n; i++) {
+			_cleanup_free_ char *p = path_join("/etc/default/grub.d", names[i]);
+			key_file(&sb, r, p);
+		}
+		names_free(names, n > 0 ? n : 0);
+	}
+	size_t ol = 0;
+	const char *ours = in_ch->new_content && in->kind == SLOT_GRUB_DROPIN ? in_ch->new_content : NULL;
+	if (ours)
+		ol = in_ch->new_len;
+	if (!ours || !ol)
+		ours = grub_dropin_builtin(&ol);
+	sb_appendf(&sb, "dropin %016llx %zu\n", (unsigned long long)text_hash(ours, ol), ol);
+	if (tok->content)
+		sb_appendf(&sb, "data %016llx %zu\n", (unsigned long long)text_hash(tok->content, tok->len), tok->len);
+	if (tok_ch->new_content && (tok->exists || tok_ch->changed))
+		sb_appendf(&sb, "next %016llx %zu\n", (unsigned long long)text_hash(tok_ch->new_content, tok_ch->new_len),
+			   tok_ch->new_len);
+	return sb_take(&sb);
+}
+
+static void hex_line(struct strbuf *sb, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		sb_appendf(sb, "%02x", *p);
+	sb_appendc(sb, '\n');
+}
+
+static char *unhex(const char *s, size_t n)
+{
+	if (n % 2)
+		return NULL;
+	char *out = xmalloc(n / 2 + 1);
+	for (size_t i = 0; i < n / 2; i++) {
+		unsigned v;
+		if (sscanf(s + 2 * i, "%2x", &v) != 1 || v == 0) {
+			free(out);
+			return NULL;
+		}
+		out[i] = (char)v;
+	}
+	out[n / 2] = '\0';
+	return out;
+}
+
+/* The cached values for key, 0; else -ENOENT. */
+static int cache_get(const struct root *r, const char *key, struct vars v[3])
+{
+	struct stat st;
+	if (!r->live || root_stat(r, GRUB_VARS_CACHE, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022))
+		return -ENOENT;
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	if (root_read_file(r, GRUB_VARS_CACHE, 1u << 20, &text, &len) < 0)
+		return -ENOENT;
+	size_t ml = strlen(GRUB_VARS_MAGIC), kl = strlen(key);
+	if (len < ml + kl + 4 || memcmp(text, GRUB_VARS_MAGIC, ml) != 0 || memcmp(text + ml, key, kl) != 0 ||
+	    memcmp(text + ml + kl, "--\n", 3) != 0)
+		return -ENOENT;
+	const char *p = text + ml + kl + 3, *end = text + len;
+	char *got[6] = { NULL };
+	int k = 0;
+	for (; k < 6 && p < end; k++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl || !(got[k] = unhex(p, (size_t)(nl - p))))
+			break;
+		p = nl + 1;
+	}
+	if (k < 6 || p != end) {
+		for (int i = 0; i < 6; i++)
+			free(got[i]);
+		return -ENOENT;
+	}
+	for (int i = 0; i < 3; i++)
+		v[i] = (struct vars){ .lin = got[2 * i], .def = got[2 * i + 1] };
+	return 0;
+}
+
+/* Keeps the values for key where the tool's directory is (never creates
+ * it); a failure only costs the next run a shell. */
+static void cache_put(const struct root *r, const char *key, const struct vars v[3])
+{
+	if (!r->live || !streq(r->path, "/"))
+		return;
+	struct strbuf sb = {0};
+	sb_append(&sb, GRUB_VARS_MAGIC);
+	sb_append(&sb, key);
+	sb_append(&sb, "--\n");
+	for (int i = 0; i < 3; i++) {
+		hex_line(&sb, v[i].lin);
+		hex_line(&sb, v[i].def);
+	}
+	char tmp[] = "/var/lib/memcg-policy/.grub-vars.XXXXXX";
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		sb_free(&sb);
+		return;
+	}
+	bool ok = write(fd, sb.s, sb.len) == (ssize_t)sb.len;
+	ok = close(fd) == 0 && ok;
+	if (!ok || rename(tmp, GRUB_VARS_CACHE) < 0)
+		unlink(tmp);
+	sb_free(&sb);
+}
+
 /* The values: by the tool's reader; on the live system, where it cannot
- * know them, by the shell (the system's own files). *why_not says why
- * neither could (newly allocated). */
+ * know them, by the shell (the system's own files), or from what the shell
+ * gave for the same inputs last time. *why_not says why neither could
+ * (newly allocated). */
 static int get_vars(const struct root *r, const struct slot_list *l, const struct slot_change *ch, struct vars v[3],
 		    char **why_not)
 {
 	struct unknown u = { 0 };
 	int e = read_vars(r, l, ch, v, &u);
-	if (e == -ENOEXEC && r->live) {
+	_cleanup_free_ char *key = e == -ENOEXEC && r->live ? vars_key(r, l, ch) : NULL;
+	if (key && cache_get(r, key, v) == 0) {
+		log_verbose("%s:%u: %s: the GRUB variables as /bin/sh gave them for the same files (%s)", u.where, u.line,
+			    u.why, GRUB_VARS_CACHE);
+		e = 0;
+	} else if (e == -ENOEXEC && r->live) {
 		log_verbose("%s:%u: %s: the GRUB variables are read by sourcing the files with /bin/sh", u.where, u.line,
 			    u.why);
 		_cleanup_free_ char *err = NULL;
 		e = evaluate_vars(r, l, ch, v, &err);
+		if (e == 0 && key)
+			cache_put(r, key, v);
 		if (e < 0) {
 			size_t n = err ? strlen(err) : 0;
 			while (n > 0 && err[n - 1] == '\n')
