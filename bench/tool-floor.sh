@@ -7,6 +7,8 @@
 #    reading (and inflating) their 4 configs (Debian 12's whole amd64 config,
 #    bench/data): plain /boot/config-VER files
 #    as Debian installs them, and the same gzip-packed.
+#    And `apply --kernel VER --hook` with nothing to change against reading
+#    (inflating) that one kernel's config; what it wrote and started.
 # 1b. `status` on the same 4 kernels with Debian's GRUB (its settings read
 #    without a shell), against the same floor.
 # 2. `apply` editing 100 and 1000 BLS entries (snapshots x 4 kernels, mode
@@ -59,6 +61,7 @@ header() {
 # ---- 1. status and decide on 4 kernels ------------------------------------
 plain=$WORK/k4-plain
 packed=$WORK/k4-gzip
+declare -A hook_counts
 make_root "$plain" 4
 make_root "$packed" 4
 for v in "${BENCH_KERNELS[@]}"; do
@@ -80,6 +83,22 @@ hf_rounds "$rounds" "$runs" \
 	floor-plain "$FLOOR read$(cfgs "$plain")" \
 	status-gzip "$MP --root $packed status" decide-gzip "$MP --root $packed decide" \
 	floor-gzip "$FLOOR read$(cfgs "$packed")" "${before_status[@]}"
+# apply --kernel VER --hook with nothing to change (a kernel package's
+# hook on a system in sync): against reading, or inflating, that one config
+for r in "$plain" "$packed"; do
+	"$MP" --root "$r" apply >/dev/null || die "apply failed on $r"
+	before=$(tree_state "$r")
+	"$MP" --root "$r" apply --kernel "${BENCH_KERNELS[0]}" --hook >/dev/null || die "the hook failed on $r"
+	[ "$(tree_state "$r")" = "$before" ] || die "apply --hook in sync changed files in $r"
+	trace_run "$WORK/hook" "$MP" --root "$r" apply --kernel "${BENCH_KERNELS[0]}" --hook || die "the hook failed under strace"
+	hook_counts[$r]=$(trace_counts "$WORK/hook")
+done
+sync -f "$WORK"
+hf_rounds "$rounds" "$runs" \
+	hook-plain "$MP --root $plain apply --kernel ${BENCH_KERNELS[0]} --hook" \
+	floor1-plain "$FLOOR read $plain/boot/config-${BENCH_KERNELS[0]}" \
+	hook-gzip "$MP --root $packed apply --kernel ${BENCH_KERNELS[0]} --hook" \
+	floor1-gzip "$FLOOR read $packed/boot/config-${BENCH_KERNELS[0]}"
 echo "== status / decide on 4 kernels against reading their configs =="
 header "command / floor"
 row status-plain floor-plain "status, plain configs / read 4 configs"
@@ -90,6 +109,13 @@ if [ -n "$BEFORE" ]; then
 	row status-plain-before floor-plain "status (before), plain / read 4 configs"
 	row status-gzip-before floor-gzip "status (before), gzip / inflate 4 configs"
 fi
+echo
+echo "== apply --kernel VER --hook, nothing to change, against reading that config =="
+header "command / floor"
+row hook-plain floor1-plain "hook, plain config / read 1 config"
+row hook-gzip floor1-gzip "hook, gzip config / inflate 1 config"
+echo "what the hook did (strace): plain: ${hook_counts[$plain]}"
+echo "                            gzip:  ${hook_counts[$packed]}"
 echo
 
 # ---- 1b. status on a Debian GRUB tree ---------------------------------------
