@@ -144,6 +144,7 @@ static int edit_safe(const char *dir, const char *token, const char *journal)
 
 	/* 2. every temp file, the old file's mode, owner and xattrs kept */
 	uid_t me = geteuid();
+	gid_t mygid = getegid();
 	static char names_buf[65536], value[65536];
 	for (size_t i = 0; i < n; i++) {
 		int pfd = openat(dfd, names[i], O_PATH | O_NOFOLLOW | O_CLOEXEC);
@@ -168,7 +169,7 @@ static int edit_safe(const char *dir, const char *token, const char *journal)
 		int out = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 07777);
 		if (out < 0)
 			die(tmp);
-		if ((st.st_uid != me || st.st_gid != getegid()) && fchown(out, st.st_uid, st.st_gid) < 0)
+		if ((st.st_uid != me || st.st_gid != mygid) && fchown(out, st.st_uid, st.st_gid) < 0)
 			die(tmp);
 		for (ssize_t off = 0; xl > 0 && off < xl; off += (ssize_t)strlen(names_buf + off) + 1) {
 			ssize_t vl = fgetxattr(fd, names_buf + off, value, sizeof(value));
@@ -176,12 +177,16 @@ static int edit_safe(const char *dir, const char *token, const char *journal)
 				die(tmp);
 		}
 		close(fd);
+		/* the new content in one buffer, one write */
 		size_t at = insert_at(text, len);
-		write_all(out, text, at, tmp);
-		write_all(out, " ", 1, tmp);
-		write_all(out, token, tl, tmp);
-		write_all(out, text + at, len - at, tmp);
+		char *buf = malloc(len + 1 + tl);
+		memcpy(buf, text, at);
+		buf[at] = ' ';
+		memcpy(buf + at + 1, token, tl);
+		memcpy(buf + at + 1 + tl, text + at, len - at);
+		write_all(out, buf, len + 1 + tl, tmp);
 		close(out);
+		free(buf);
 		free(text);
 	}
 	/* 3. one syncfs, the renames, one fsync of the directory */

@@ -9,6 +9,8 @@
 #    as Debian installs them, and the same gzip-packed.
 #    And `apply --kernel VER --hook` with nothing to change against reading
 #    (inflating) that one kernel's config; what it wrote and started.
+# 1a. `status` on 5, 10 and 20 kernels against reading their configs:
+#    the time per kernel (linear growth).
 # 1b. `status` on the same 4 kernels with Debian's GRUB (its settings read
 #    without a shell), against the same floor.
 # 2. `apply` editing 100 and 1000 BLS entries (snapshots x 4 kernels, mode
@@ -62,6 +64,7 @@ header() {
 plain=$WORK/k4-plain
 packed=$WORK/k4-gzip
 declare -A hook_counts
+growth=()
 make_root "$plain" 4
 make_root "$packed" 4
 for v in "${BENCH_KERNELS[@]}"; do
@@ -118,6 +121,43 @@ echo "what the hook did (strace): plain: ${hook_counts[$plain]}"
 echo "                            gzip:  ${hook_counts[$packed]}"
 echo
 
+# ---- 1a. growth in kernels: status on 5, 10 and 20 kernels ---------------
+# Roots with N kernels (Debian 12's whole config each, plain) and one BLS
+# entry per kernel; status against reading the N configs. Linear when the
+# time per kernel stays the same from 5 to 20.
+for n in 5 10 20; do
+	kr=$WORK/kn$n
+	mkdir -p "$kr/etc" "$kr/boot/loader/entries"
+	printf '[policy]\nmode = off\n' >"$kr/etc/memcg-policy.conf"
+	echo "$BENCH_MID" >"$kr/etc/machine-id"
+	files=""
+	for ((i = 1; i <= n; i++)); do
+		v=6.1.0-$i-amd64
+		mkdir -p "$kr/lib/modules/$v"
+		: >"$kr/boot/vmlinuz-$v"
+		cp "$BENCH_CONFIG" "$kr/boot/config-$v"
+		snapper_entry "$v" 1 "$BENCH_MID" >"$kr/boot/loader/entries/debian-$v.conf"
+		files="$files $kr/boot/config-$v"
+	done
+	"$MP" --root "$kr" status >/dev/null || die "status on $n kernels failed"
+	growth+=("status-k$n" "$MP --root $kr status" "floor-k$n" "$FLOOR read$files")
+done
+sync -f "$WORK"
+hf_reset
+hf_rounds "$rounds" "$runs" "${growth[@]}"
+echo "== status on 5, 10 and 20 kernels against reading their configs =="
+header "command / floor"
+for n in 5 10 20; do
+	row "status-k$n" "floor-k$n" "status, $n kernels / read $n configs"
+done
+read -r t5 _ <<<"$(stat_of status-k5)"
+read -r t20 _ <<<"$(stat_of status-k20)"
+read -r f5 _ <<<"$(stat_of floor-k5)"
+read -r f20 _ <<<"$(stat_of floor-k20)"
+awk -v a="$t5" -v b="$t20" -v c="$f5" -v d="$f20" 'BEGIN {
+	printf "per kernel from 5 to 20: status %.3f ms, the floor %.3f ms\n", (b - a) / 15, (d - c) / 15 }'
+echo
+
 # ---- 1b. status on a Debian GRUB tree ---------------------------------------
 # The same 4 kernels with Debian's GRUB: /etc/default/grub as Debian 12's
 # grub2 package installs it, grub-mkconfig with its grub.d loop, the
@@ -138,15 +178,26 @@ for v in "${BENCH_KERNELS[@]}"; do
 	printf "menuentry 'Debian GNU/Linux' {\n\tlinux\t/boot/vmlinuz-%s root=UUID=a5a23e80-0329-442f-84c5-87178b098c9c ro quiet\n}\n" "$v"
 done >"$grubroot/boot/grub/grub.cfg"
 "$MP" --root "$grubroot" status >/dev/null || die "status on the GRUB root failed"
+# the same tree with the configs gzip-packed
+grubgz=$WORK/k4-grub-gzip
+cp -a "$grubroot" "$grubgz"
+for v in "${BENCH_KERNELS[@]}"; do
+	cp "$packed/boot/config-$v" "$grubgz/boot/config-$v"
+done
+"$MP" --root "$grubgz" status >/dev/null || die "status on the gzip GRUB root failed"
 sync -f "$WORK"
 before_grub=()
 [ -z "$BEFORE" ] || before_grub=(status-grub-before "$BEFORE --root $grubroot status")
 hf_reset
 hf_rounds "$rounds" "$runs" \
-	status-grub "$MP --root $grubroot status" floor-plain "$FLOOR read$(cfgs "$plain")" "${before_grub[@]}"
+	status-grub "$MP --root $grubroot status" floor-plain "$FLOOR read$(cfgs "$plain")" \
+	status-grub-gzip "$MP --root $grubgz status" decide-grub-gzip "$MP --root $grubgz decide" \
+	floor-gzip "$FLOOR read$(cfgs "$packed")" "${before_grub[@]}"
 echo "== status on a Debian GRUB tree (4 kernels) against reading their configs =="
 header "command / floor"
 row status-grub floor-plain "status, GRUB tree / read 4 configs"
+row status-grub-gzip floor-gzip "status, GRUB tree, gzip / inflate 4"
+row decide-grub-gzip floor-gzip "decide, GRUB tree, gzip / inflate 4"
 if [ -n "$BEFORE" ]; then
 	row status-grub-before floor-plain "status (before), GRUB tree / read 4 configs"
 	row status-grub status-grub-before "status now / status before"
