@@ -445,7 +445,8 @@ static int read_fd(int fd, const struct stat *st, struct timespec t, size_t max,
 			cap = cap > max / 2 ? max + 1 : cap * 2;
 			buf = xrealloc(buf, cap + 1);
 		}
-		ssize_t r = read(fd, buf + n, cap - n);
+		size_t want = cap - n;
+		ssize_t r = read(fd, buf + n, want);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -460,6 +461,12 @@ static int read_fd(int fd, const struct stat *st, struct timespec t, size_t max,
 			free(buf);
 			return -EFBIG;
 		}
+		/* a regular file gives less than asked only at its end (or
+		 * when a signal cuts the read short, and the tool catches
+		 * none while reading): no read more to see the end; a file
+		 * whose size fstat does not tell (proc) is read to a 0 */
+		if (st->st_size > 0 && (size_t)r < want)
+			break;
 	}
 	buf[n] = '\0';
 	if (keep)
