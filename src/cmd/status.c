@@ -49,7 +49,8 @@ static void print_kernel(const struct evaluation *ev, const struct kernel_decisi
 		printf("    must have:     %s\n", kd->d.add.v[i]);
 	for (size_t i = 0; i < kd->d.remove.n; i++)
 		printf("    must not have: %s\n", kd->d.remove.v[i]);
-	for (size_t i = 0; i < kd->d.warnings.n; i++)
+	/* the headline says each warning once; with -v each kernel's too */
+	for (size_t i = 0; log_verbosity > 0 && i < kd->d.warnings.n; i++)
 		printf("    warning:       %s\n", kd->d.warnings.v[i]);
 }
 

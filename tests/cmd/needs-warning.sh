@@ -68,3 +68,13 @@ expect_eq "mode on: the unit files are not read" "$(jq -r '.system.needs_memcg_u
 printf '[policy]\nmode = on\n[kernel 6.1.*]\nmode = off\n' | write_policy "$root/etc/memcg-policy.conf"
 json_run "a [kernel] section off: status --json" "$MEMCG_POLICY" --root "$root" --json status
 has "a [kernel] section off: the unit is read" "$(jq -r '.system.needs_memcg_units[]' <<<"$OUT")" "web.service"
+
+# two kernels decided off, k3s installed: status says the warning once (the
+# headline), not again under each kernel; -v shows it under each
+setup off
+add_kernel "$root" 6.1.0-41-amd64 "$FIX/configs/debian12-amd64.config"
+program "$root" /usr/local/bin/k3s
+expect_exit "two kernels: status" 0 "$MEMCG_POLICY" --root "$root" status
+expect_eq "two kernels: the warning once" "$(grep -c 'memcg off, but k3s' <<<"$OUT")" 1
+expect_exit "two kernels: status -v" 0 "$MEMCG_POLICY" --root "$root" -v status
+expect_eq "two kernels, -v: the headline and each kernel" "$(grep -c 'memcg off, but k3s' <<<"$OUT")" 3
