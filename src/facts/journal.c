@@ -107,8 +107,8 @@ void journal_forget(struct journal *j, const char *path)
 
 static struct journal_entry *entry_new(struct journal *j, const char *path)
 {
-	if (j->n == j->cap) {
-		j->cap = j->cap ? j->cap * 2 : 16;
+	if (!j->v || j->n == j->cap) {
+		j->cap = j->n < 8 ? 16 : j->n * 2;
 		j->v = xrealloc(j->v, j->cap * sizeof(*j->v));
 	}
 	if (!j->by_path)
