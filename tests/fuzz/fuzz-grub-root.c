@@ -85,9 +85,10 @@ static const char debian_mkconfig[] =
 static const char upstream_mkconfig[] = "#! /bin/sh\nif test -f ${sysconfdir}/default/grub ; then\n"
 					"  . ${sysconfdir}/default/grub\nfi\n";
 
-static const struct decision *lookup(void *data, const char *release)
+static const struct decision *lookup(void *data, const char *release, const struct kernel_decision **own)
 {
 	(void)release;
+	*own = NULL;
 	return data;
 }
 
