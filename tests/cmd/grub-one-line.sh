@@ -186,6 +186,14 @@ r=$(grub_root "${long:0:2035}" '')
 add_kernel "$r" 6.1.0-41-amd64 "$CFG/debian12-amd64.config"
 policy "$r" '[policy]\nmode = off\n'
 expect_exit "crossing the limit: exit 3" 3 "$MEMCG_POLICY" --root "$r" apply
-contains "crossing the limit: file and line" "$ERR" "/etc/default/grub:3: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT would be"
+contains "crossing the limit: file and line" "$ERR" "/etc/default/grub:3: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT would give normal entries a line of"
 no_data "$r" "crossing the limit: nothing written"
 
+# the recovery entries' line ("single LINUX") crosses it where the normal
+# entries' does not
+r=$(grub_root "${long:0:2020}" '')
+add_kernel "$r" 6.1.0-41-amd64 "$CFG/debian12-amd64.config"
+policy "$r" '[policy]\nmode = off\n'
+expect_exit "crossing the limit in recovery entries: exit 3" 3 "$MEMCG_POLICY" --root "$r" apply
+contains "crossing the limit in recovery entries: says which" "$ERR" "would give recovery entries a line of 2049 bytes"
+no_data "$r" "crossing the limit in recovery entries: nothing written"

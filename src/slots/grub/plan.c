@@ -960,23 +960,29 @@ int grub_check_lines(const struct root *r, const struct slot_list *l, const stru
 			       "close the quote in GRUB_CMDLINE_LINUX", esc(at));
 		goto out;
 	}
-	size_t wl = strlen(written), nl = strlen(now), al = strlen(after);
-	/* recovery entries: "single LINUX" (10_linux's default
-	 * GRUB_CMDLINE_LINUX_RECOVERY) */
+	/* normal entries get "LINUX DEFAULT", recovery entries "single LINUX"
+	 * (10_linux's default GRUB_CMDLINE_LINUX_RECOVERY): written (as the
+	 * files say), now (through the data there is) and after (the data
+	 * proposed), for each */
 	const size_t single = strlen("single ");
-	size_t rl = single + strlen(v[2].lin), rn = single + strlen(v[1].lin), rw = single + strlen(v[0].lin);
-	if (limit && rl > limit && rl > rn && rl > rw && !(al > limit && al > nl && al > wl))
-		al = rl, nl = rn, wl = rw;
-	if (limit && al > limit && al > nl && al > wl) {
-		e = diag_error(EXIT_BADINPUT,
-			       "%s: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT would be %zu bytes, over the %zu a %s "
-			       "kernel keeps (COMMAND_LINE_SIZE %zu): not changed", esc(at), al, limit, arch, limit + 1);
-		goto out;
-	}
-	if (limit && !warned && (wl > limit || nl > limit))
+	const struct {
+		size_t written, now, after;
+	} len[2] = {
+		{ strlen(written), strlen(now), strlen(after) },
+		{ single + strlen(v[0].lin), single + strlen(v[1].lin), single + strlen(v[2].lin) },
+	};
+	for (int k = 0; k < 2 && limit; k++)
+		if (len[k].after > limit && len[k].after > len[k].now && len[k].after > len[k].written) {
+			e = diag_error(EXIT_BADINPUT,
+				       "%s: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT would give %s entries a line of "
+				       "%zu bytes, over the %zu a %s kernel keeps (COMMAND_LINE_SIZE %zu): not changed",
+				       esc(at), k ? "recovery" : "normal", len[k].after, limit, arch, limit + 1);
+			goto out;
+		}
+	if (limit && !warned && (len[0].written > limit || len[0].now > limit))
 		diag_warn("%s: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT are %zu bytes, longer than the %zu a %s "
 			  "kernel keeps (COMMAND_LINE_SIZE %zu): the end of the line is lost at boot",
-			  esc(at), wl > nl ? wl : nl, limit, arch, limit + 1);
+			  esc(at), len[0].written > len[0].now ? len[0].written : len[0].now, limit, arch, limit + 1);
 	/* each kernel by its own rules, normal and recovery entries */
 	for (size_t i = 0; i < n; i++) {
 		if (kd[i].d.keep || kd[i].unknown)
