@@ -240,6 +240,14 @@ static int decide_menu(struct context *ctx, struct evaluation *ev)
 			continue;
 		}
 		kd->k = &m->k[i];
+		if (m->k[i].config_error && !m->k[i].config_missing) {
+			/* a config that cannot be read: no opinion here (the
+			 * run without --kernel reports it) */
+			kd->unknown = true;
+			kd->d.keep = true;
+			kd->d.mode = ctx->policy.mode;
+			continue;
+		}
 		decide_one(ctx, ev, kd, &m->k[i] == mdef);
 	}
 	if (ev->menu_own > m->n && ev->n_kd) {
