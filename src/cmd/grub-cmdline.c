@@ -93,30 +93,42 @@ static void say_taken_out(const char *var, const char *before, const char *after
 
 /* The line the kernel gets from the pair: normal entries get
  * "LINUX DEFAULT", recovery entries "single LINUX" (10_linux's default
- * GRUB_CMDLINE_LINUX_RECOVERY). An edit that would make either longer
- * than the menu's kernels keep is not made (the values are printed as
- * they were: check then reports the menu); a pair already over it is
- * warned about. Returns false when the edit was dropped. */
-static bool within_limit(const char *lin, const char *def, char **lo, char **dout, size_t limit)
+ * GRUB_CMDLINE_LINUX_RECOVERY). Would the edit (lo, dout) make either
+ * longer than the limit, and longer than it was? */
+static bool grows_past(const char *lin, const char *def, const char *lo, const char *dout, size_t limit)
 {
-	size_t before = strlen(lin) + 1 + strlen(def), after = strlen(*lo) + 1 + strlen(*dout);
-	size_t rbefore = strlen("single ") + strlen(lin), rafter = strlen("single ") + strlen(*lo);
-	if ((after > limit && after > before) || (rafter > limit && rafter > rbefore)) {
-		diag_warn("grub-cmdline: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT would be %zu bytes with the "
-			  "recorded decision, longer than the %zu the menu's kernels keep: left unchanged (memcg is not "
-			  "as decided: see memcg-policy check)",
-			  after > rafter ? after : rafter, limit);
+	size_t before = strlen(lin) + 1 + strlen(def), after = strlen(lo) + 1 + strlen(dout);
+	size_t rbefore = strlen("single ") + strlen(lin), rafter = strlen("single ") + strlen(lo);
+	return (after > limit && after > before) || (rafter > limit && rafter > rbefore);
+}
+
+/* The filter where the data records the bytes the menu's kernels keep:
+ * an edit that would make a line longer than that is made without its
+ * additions (taking out never lengthens), with a warning (check then
+ * reports the menu); a pair already over it is warned about. */
+static int filter_within(struct grub_tokens *t, const char *lin, const char *def, char **lo, char **dout)
+{
+	int r = grub_filter(t, lin, def, lo, dout);
+	if (r < 0 || !t->limit)
+		return r;
+	if (grows_past(lin, def, *lo, *dout, t->limit)) {
+		diag_warn("grub-cmdline: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT with the recorded decision would "
+			  "be longer than the %zu bytes the menu's kernels keep: nothing added, only taken out (memcg "
+			  "may not be as decided: see memcg-policy check)",
+			  t->limit);
 		free(*lo);
 		free(*dout);
-		*lo = xstrdup(lin);
-		*dout = xstrdup(def);
-		return false;
+		strv_free(&t->add);
+		r = grub_filter(t, lin, def, lo, dout);
+		if (r < 0)
+			return r;
 	}
-	if (before > limit)
+	size_t before = strlen(lin) + 1 + strlen(def);
+	if (before > t->limit)
 		diag_warn("grub-cmdline: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT are %zu bytes, longer than the "
 			  "%zu the menu's kernels keep: the end of the line is lost at boot",
-			  before, limit);
-	return true;
+			  before, t->limit);
+	return 0;
 }
 
 int cmd_grub_cmdline(struct context *ctx, int argc, char **argv)
@@ -149,16 +161,15 @@ int cmd_grub_cmdline(struct context *ctx, int argc, char **argv)
 	if (have && no_add)
 		strv_free(&t.add);
 	if (have) {
-		r = grub_filter(&t, lin, def, &lo, &dout);
-		size_t limit = t.limit;
+		if (no_add)
+			t.limit = 0; /* one value alone: not the line */
+		r = filter_within(&t, lin, def, &lo, &dout);
 		grub_tokens_free(&t);
 		if (r < 0) {
 			return -diag_error(EXIT_BADINPUT, "grub-cmdline: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT "
 						      "cannot be edited safely (a line break, or a quote left open across "
 						      "them on a memcg argument): left unchanged");
 		}
-		if (!no_add && limit)
-			(void)within_limit(lin, def, &lo, &dout, limit);
 	} else {
 		lo = xstrdup(lin);
 		dout = xstrdup(def);

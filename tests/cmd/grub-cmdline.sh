@@ -91,3 +91,21 @@ expect_exit "mixed menu, mode on: apply" 0 "$MEMCG_POLICY" --root "$mixed" apply
 expect_eq "mixed menu: cgroup_enable=memory recorded" "$(grep -c '^add cgroup_enable=memory$' "$mixed/var/lib/memcg-policy/grub.tokens")" 1
 expect_exit "mixed menu: grub-cmdline" 0 "$MEMCG_POLICY" --root "$mixed" grub-cmdline -- 'cgroup_disable=memory' 'q'
 expect_eq "mixed menu: disable out, enable added" "$OUT" "$(printf 'cgroup_enable=memory\nq')"
+
+# the recorded limit: an edit that would make the line longer than the
+# menu's kernels keep adds nothing, and still takes out; a pair already
+# over it is warned about
+printf 'add cgroup_disable=memory\nremove cgroup_enable=memory\nlimit 60\n' | tokens "$root"
+lin='root=/dev/sda1 ro cgroup_enable=memory console=ttyS0,115200'
+expect_exit "over the recorded limit: exit 0" 0 "$MEMCG_POLICY" --root "$root" grub-cmdline -- "$lin" 'quiet'
+expect_eq "over the recorded limit: taken out, nothing added" "$OUT" \
+	"$(printf 'root=/dev/sda1 ro console=ttyS0,115200\nquiet')"
+case $ERR in
+*"longer than the 60 bytes the menu's kernels keep: nothing added, only taken out"*) pass "over the recorded limit: says so" ;;
+*) fail "over the recorded limit: says so" "$ERR" ;;
+esac
+expect_exit "already over it: exit 0" 0 "$MEMCG_POLICY" --root "$root" grub-cmdline -- "$lin x=$(printf 'y%.0s' {1..30})" 'quiet'
+case $ERR in
+*"longer than the 60 the menu's kernels keep: the end of the line is lost at boot"*) pass "already over it: warned" ;;
+*) fail "already over it: warned" "$ERR" ;;
+esac
