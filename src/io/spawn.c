@@ -88,11 +88,32 @@ int spawn_run(const char *const *argv, const char *const *env, const char *chroo
 	return spawn_run_prepared(argv, env, chroot_dir, in_fds, output, NULL, NULL);
 }
 
+static const char *stream_prog;
+
+void spawn_stream_next(const char *prog) { stream_prog = prog; }
+
+/* The complete lines of sb from *shown on, said as verbose lines (and
+ * the rest too where all is true). */
+static void stream_lines(const char *prog, const struct strbuf *sb, size_t *shown, bool all)
+{
+	while (*shown < sb->len) {
+		const char *p = sb->s + *shown;
+		const char *nl = memchr(p, '\n', sb->len - *shown);
+		if (!nl && !all)
+			return;
+		size_t n = nl ? (size_t)(nl - p) : sb->len - *shown;
+		log_verbose("%s: %.*s", prog, (int)n, p);
+		*shown += n + (nl != NULL);
+	}
+}
+
 int spawn_run_prepared(const char *const *argv, const char *const *env, const char *chroot_dir, const int *in_fds,
 		       char **output, spawn_prepare_fn prepare, void *data)
 {
 	if (output)
 		*output = NULL;
+	const char *stream = log_verbosity > 0 ? stream_prog : NULL;
+	stream_prog = NULL;
 	if (!argv || !argv[0])
 		return -EINVAL;
 	/* a program of an image is never started by a plain chroot, which
@@ -186,6 +207,7 @@ int spawn_run_prepared(const char *const *argv, const char *const *env, const ch
 	if (output) {
 		struct strbuf sb = {0};
 		char buf[65536];
+		size_t shown = 0;
 		for (;;) {
 			ssize_t m = read(outpipe[0], buf, sizeof(buf));
 			if (m < 0) {
@@ -197,7 +219,11 @@ int spawn_run_prepared(const char *const *argv, const char *const *env, const ch
 			if (m == 0)
 				break;
 			sb_appendn(&sb, buf, (size_t)m);
+			if (stream)
+				stream_lines(stream, &sb, &shown, false);
 		}
+		if (stream)
+			stream_lines(stream, &sb, &shown, true);
 		*output = sb_take(&sb);
 	}
 

@@ -25,6 +25,10 @@ typedef int (*spawn_prepare_fn)(void *data);
 int spawn_run_prepared(const char *const *argv, const char *const *env, const char *chroot_dir, const int *in_fds,
 		       char **output, spawn_prepare_fn prepare, void *data);
 
+/* The next spawn_run with an output: each line of it also said as it
+ * comes, on stderr as a verbose line "PROG: LINE" (-v only), not only
+ * when the child is done. Cleared by that run. */
+void spawn_stream_next(const char *prog);
 /* A child's failure as an error (EXIT_SYSTEM): rc from spawn_run, below 0
  * "WHAT: cannot run: ERROR", else "WHAT failed (exit status N)" and its
  * output without its last line breaks. Returns -EXIT_SYSTEM. */

@@ -183,17 +183,18 @@ int grub_after_commit(const struct root *r, const struct policy *p, const struct
 		log_progress("running %s to regenerate the GRUB menu%s (-v shows its output)...",
 			     grub_basename(g.tool), r->live ? "" : " of the image");
 	int rc;
+	/* with -v its output as it comes, not when it is done */
+	spawn_stream_next(grub_basename(g.tool));
 	if (r->live) {
 		rc = spawn_run(argv, NULL, NULL, NULL, &out);
 	} else {
 		static const char *const image_env[] = { "MEMCG_POLICY_IMAGE=1", NULL };
 		rc = grub_image_run(r, argv, image_env, &out);
 	}
+	spawn_stream_next(NULL); /* where the run never started one */
 	(*ran_tools)++;
 	if (rc != 0)
 		e = spawn_failed(grub_basename(g.tool), rc, out);
-	else
-		log_verbose_lines(grub_basename(g.tool), out);
 	grub_regen_free(&g);
 	return e;
 }
