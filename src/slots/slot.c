@@ -181,18 +181,21 @@ int slot_read_text(const struct root *r, const char *path, char **out, size_t *l
 
 int slot_text_check(const char *disp, const char *text, size_t n)
 {
+	/* memchr for both (a line at a time): every boot file read is
+	 * checked, on every run */
+	const char *nul = memchr(text, '\0', n);
+	size_t upto = nul ? (size_t)(nul - text) : n; /* lines before the NUL */
 	unsigned line = 1;
-	size_t start = 0;
-	for (size_t i = 0; i <= n; i++) {
-		if (i < n && text[i] == '\0')
+	for (size_t start = 0;; line++) {
+		const char *nl = memchr(text + start, '\n', n - start);
+		size_t end = nl ? (size_t)(nl - text) : n;
+		if (nul && (size_t)(nul - text) < end)
 			return diag_error(EXIT_BADINPUT, "%s:%u: NUL byte", disp, line);
-		if (i == n || text[i] == '\n') {
-			if (i - start > MAX_BOOT_LINE)
-				return diag_error(EXIT_BADINPUT, "%s:%u: line longer than %u bytes", disp, line,
-					      MAX_BOOT_LINE);
-			line++;
-			start = i + 1;
-		}
+		if (end - start > MAX_BOOT_LINE)
+			return diag_error(EXIT_BADINPUT, "%s:%u: line longer than %u bytes", disp, line, MAX_BOOT_LINE);
+		if (!nl || end >= upto)
+			break;
+		start = end + 1;
 	}
 	return 0;
 }
