@@ -4,10 +4,11 @@
  *   {"version": 1,
  *    "files": [{"path": "/boot/loader/entries/x.conf", "kernel": "6.1.0" | null,
  *               "had_original": true, "original": "...", "written": "...",
- *               "before": "..." | null,
+ *               "before": "..." | true | null,
  *               "added": ["cgroup_disable=memory"], "removed": [...]}]}
  *
- * Contents are stored with their exact length (json-c escapes what JSON
+ * "before": true stands for the original's bytes (the first write of a
+ * file: a third less to escape). Contents are stored with their exact length (json-c escapes what JSON
  * needs, NUL bytes included); files are listed sorted by path, so that the
  * same journal always serializes to the same bytes. Unknown keys are
  * ignored (a later version may add some); a missing or wrong-typed known
@@ -265,7 +266,10 @@ char *journal_serialize(const struct journal *j, size_t *len)
 		json_object_object_add(o, "had_original", jchk(json_object_new_boolean(e->had_original)));
 		json_object_object_add(o, "original", bytes_json(e->had_original ? e->original : NULL, e->original_len));
 		json_object_object_add(o, "written", e->written ? bytes_json(e->written, e->written_len) : NULL);
-		json_object_object_add(o, "before", e->before ? bytes_json(e->before, e->before_len) : NULL);
+		if (e->before && e->had_original && bytes_same(e->before, e->before_len, e->original, e->original_len))
+			json_object_object_add(o, "before", jchk(json_object_new_boolean(1)));
+		else
+			json_object_object_add(o, "before", e->before ? bytes_json(e->before, e->before_len) : NULL);
 		json_object_object_add(o, "added", strv_json(&e->added));
 		json_object_object_add(o, "removed", strv_json(&e->removed));
 		json_object_array_add(files, o);
@@ -378,8 +382,16 @@ static const char *from_json(json_object *root, struct journal *j)
 		}
 		if (!get_bytes(o, "written", false, true, &e->written, &e->written_len))
 			return "a file without its written content";
-		if (!get_bytes(o, "before", true, true, &e->before, &e->before_len))
+		json_object *bf;
+		if (json_object_object_get_ex(o, "before", &bf) && json_object_is_type(bf, json_type_boolean)) {
+			/* true: the original's bytes */
+			if (!json_object_get_boolean(bf) || !e->had_original)
+				return "a file whose content before the last write is not a string";
+			e->before = dup_bytes(e->original, e->original_len);
+			e->before_len = e->original_len;
+		} else if (!get_bytes(o, "before", true, true, &e->before, &e->before_len)) {
 			return "a file whose content before the last write is not a string";
+		}
 		if (!get_tokens(o, "added", &e->added) || !get_tokens(o, "removed", &e->removed))
 			return "a token list that is not a list of strings";
 	}

@@ -116,7 +116,10 @@ TEST(journal_round_trip)
 		CHECK_INT(e->added.n, 1);
 		CHECK_INT(e->removed.n, 1);
 		CHECK_STR(e->removed.n ? e->removed.v[0] : NULL, "cgroup_enable=memory");
+		/* before, the original's bytes, written as true and read back whole */
+		CHECK(bytes_eq(e->before, e->before_len, orig, orig_len));
 	}
+	CHECK(strstr(text, "\"before\": true") != NULL);
 	e = journal_find(&k, "/etc/kernel/cmdline");
 	CHECK(e != NULL);
 	if (e) {
@@ -276,6 +279,9 @@ static const char *const corrupt[] = {
 	"{\"version\": 1, \"files\": [{\"path\": \"//etc/kernel/cmdline\", \"had_original\": false, \"written\": \"x\"}]}",
 	"{\"version\": 1, \"files\": [{\"path\": \"/etc/kernel/../kernel/cmdline\", \"had_original\": false, \"written\": \"x\"}]}",
 	"{\"version\": 1, \"files\": [{\"path\": \"/var/lib/memcg-policy/journal.json\", \"had_original\": false, \"written\": \"x\"}]}",
+	/* before: true stands for the original; false, or true without one, means nothing */
+	"{\"version\": 1, \"files\": [{\"path\": \"/etc/kernel/cmdline\", \"had_original\": true, \"original\": \"o\", \"written\": \"x\", \"before\": false}]}",
+	"{\"version\": 1, \"files\": [{\"path\": \"/etc/kernel/cmdline\", \"had_original\": false, \"written\": \"x\", \"before\": true}]}",
 };
 
 TEST(journal_corrupt)
