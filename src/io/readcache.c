@@ -1,5 +1,6 @@
 /* io/readcache.c - bytes already read, kept by file identity, see io/readcache.h */
 #include "io/readcache.h"
+#include "io/xattr.h"
 #include "lib/util.h"
 
 #include <linux/magic.h>
@@ -26,6 +27,8 @@ struct kept {
 	ino_t ino;
 	off_t size;
 	struct timespec mtime, ctime;
+	bool has_xattrs;
+	struct xattrs xattrs;
 	size_t len;
 	char data[];
 };
@@ -55,22 +58,55 @@ struct timespec readcache_clock(void)
 	return t;
 }
 
-bool readcache_get(const struct stat *st, char **out, size_t *len)
+static struct kept *find(const struct stat *st)
 {
 	if (!S_ISREG(st->st_mode))
+		return NULL;
+	for (struct kept *k = buckets[bucket_of(st->st_dev, st->st_ino)]; k; k = k->next)
+		if (same_file(k, st))
+			return k;
+	return NULL;
+}
+
+static void kept_free(struct kept *k)
+{
+	if (k->has_xattrs)
+		xattrs_free(&k->xattrs);
+	free(k);
+}
+
+bool readcache_get(const struct stat *st, char **out, size_t *len)
+{
+	const struct kept *k = find(st);
+	if (!k)
 		return false;
-	for (const struct kept *k = buckets[bucket_of(st->st_dev, st->st_ino)]; k; k = k->next) {
-		if (!same_file(k, st))
-			continue;
-		char *copy = xmalloc(k->len + 1);
-		memcpy(copy, k->data, k->len);
-		copy[k->len] = '\0';
-		*out = copy;
-		if (len)
-			*len = k->len;
-		return true;
-	}
-	return false;
+	char *copy = xmalloc(k->len + 1);
+	memcpy(copy, k->data, k->len);
+	copy[k->len] = '\0';
+	*out = copy;
+	if (len)
+		*len = k->len;
+	return true;
+}
+
+void readcache_put_xattrs(const struct stat *st, const struct xattrs *x)
+{
+	struct kept *k = find(st);
+	if (!k)
+		return;
+	if (k->has_xattrs)
+		xattrs_free(&k->xattrs);
+	xattrs_copy(x, &k->xattrs);
+	k->has_xattrs = true;
+}
+
+bool readcache_get_xattrs(const struct stat *st, struct xattrs *out)
+{
+	const struct kept *k = find(st);
+	if (!k || !k->has_xattrs)
+		return false;
+	xattrs_copy(&k->xattrs, out);
+	return true;
 }
 
 /* Local disk file systems whose fstat is the inode's own, not a cached
@@ -112,11 +148,11 @@ bool readcache_trusted(long fs_type, const struct stat *st, struct timespec t)
 	return fs_keeps(fs_type) && old_enough(fs_type, st, t);
 }
 
-void readcache_put(long fs_type, const struct stat *st, struct timespec t, const char *data, size_t len)
+bool readcache_put(long fs_type, const struct stat *st, struct timespec t, const char *data, size_t len)
 {
 	if (!S_ISREG(st->st_mode) || (off_t)len != st->st_size || len > READCACHE_FILE_MAX ||
 	    len > READCACHE_MAX - kept_bytes || !readcache_trusted(fs_type, st, t))
-		return;
+		return false;
 	size_t b = bucket_of(st->st_dev, st->st_ino);
 	for (struct kept **p = &buckets[b]; *p; p = &(*p)->next)
 		if ((*p)->dev == st->st_dev && (*p)->ino == st->st_ino) {
@@ -124,7 +160,7 @@ void readcache_put(long fs_type, const struct stat *st, struct timespec t, const
 			struct kept *old = *p;
 			*p = old->next;
 			kept_bytes -= old->len;
-			free(old);
+			kept_free(old);
 			break;
 		}
 	struct kept *k = xmalloc(sizeof(*k) + len);
@@ -133,12 +169,15 @@ void readcache_put(long fs_type, const struct stat *st, struct timespec t, const
 	k->size = st->st_size;
 	k->mtime = st->st_mtim;
 	k->ctime = st->st_ctim;
+	k->has_xattrs = false;
+	k->xattrs = (struct xattrs){ 0 };
 	k->len = len;
 	if (len)
 		memcpy(k->data, data, len);
 	k->next = buckets[b];
 	buckets[b] = k;
 	kept_bytes += len;
+	return true;
 }
 
 void readcache_clear(void)
@@ -147,7 +186,7 @@ void readcache_clear(void)
 		while (buckets[b]) {
 			struct kept *k = buckets[b];
 			buckets[b] = k->next;
-			free(k);
+			kept_free(k);
 		}
 	kept_bytes = 0;
 }

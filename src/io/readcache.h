@@ -11,7 +11,11 @@
  * file system's timestamp granularity (1 ms where ctimes carry nanoseconds,
  * 2 s where they do not: FAT's), and only on local disk file systems whose
  * stat is the inode's own (ext2/3/4, XFS, Btrfs, F2FS, tmpfs, vfat, exFAT):
- * never on network or FUSE file systems, never on proc or sysfs. */
+ * never on network or FUSE file systems, never on proc or sysfs.
+ *
+ * A kept file may also keep its extended attributes, read on the same
+ * descriptor as its bytes: the transaction then needs only the identity
+ * (one fstatat) to know both again before it replaces the file. */
 #pragma once
 
 #include <stdbool.h>
@@ -27,8 +31,19 @@ struct timespec readcache_clock(void);
 bool readcache_get(const struct stat *st, char **out, size_t *len);
 
 /* Keeps data (len bytes) as the content of the file st describes, read
- * since t from a file system of type fs_type (statfs f_type: it decides). */
-void readcache_put(long fs_type, const struct stat *st, struct timespec t, const char *data, size_t len);
+ * since t from a file system of type fs_type (statfs f_type: it decides).
+ * True when it was kept. */
+bool readcache_put(long fs_type, const struct stat *st, struct timespec t, const char *data, size_t len);
+
+struct xattrs;
+/* Keeps a copy of x as the extended attributes of the kept file st
+ * describes (read on the descriptor its bytes were read on); nothing
+ * when that file is not kept. */
+void readcache_put_xattrs(const struct stat *st, const struct xattrs *x);
+
+/* A copy of the kept extended attributes of the file st describes (the
+ * caller frees it with xattrs_free); false when there are none kept. */
+bool readcache_get_xattrs(const struct stat *st, struct xattrs *out);
 
 /* Does the stat st (of a file system of type fs_type, taken after t) show
  * every change made since t? The rule above; io/inputs.h uses it too. */

@@ -3,6 +3,7 @@
 #include "io/chroot.h"
 #include "io/inputs.h"
 #include "io/readcache.h"
+#include "io/xattr.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -469,8 +470,14 @@ static int read_fd(int fd, const struct stat *st, struct timespec t, size_t max,
 			break;
 	}
 	buf[n] = '\0';
-	if (keep)
-		readcache_put(root_fs_type(fd, st->st_dev), st, t, buf, n);
+	/* a kept file keeps its extended attributes too, read on this
+	 * descriptor: a transaction replacing it needs them (one call where
+	 * it has none) */
+	struct xattrs x;
+	if (keep && readcache_put(root_fs_type(fd, st->st_dev), st, t, buf, n) && xattrs_read(fd, &x) == 0) {
+		readcache_put_xattrs(st, &x);
+		xattrs_free(&x);
+	}
 	if (len)
 		*len = n;
 	*out = buf;

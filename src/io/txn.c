@@ -222,6 +222,24 @@ static int prepare(struct txn *t, struct txn_file *f)
 		}
 		if (!S_ISREG(st.st_mode))
 			return diag_error(EXIT_BADINPUT, "%s: not a regular file", disp);
+		f->existed = true;
+		f->dir = d;
+		f->dirfd = d->fd;
+		f->old_xattrs = xmalloc(sizeof(*f->old_xattrs));
+		/* the file this run read, by the identity of its name: its bytes
+		 * and attributes as read then (io/readcache.h says why the
+		 * identity is enough) */
+		if (readcache_get(&st, &f->old, &f->old_len)) {
+			if (readcache_get_xattrs(&st, f->old_xattrs)) {
+				f->old_st = xmalloc(sizeof(*f->old_st));
+				*f->old_st = st;
+				f->name = TAKE_PTR(name);
+				f->unchanged = f->data && f->len == f->old_len && memcmp(f->data, f->old, f->len) == 0;
+				return 0;
+			}
+			free(f->old);
+			f->old = NULL;
+		}
 		_cleanup_close_ int fd = openat(d->fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 		if (fd < 0)
 			return diag_error(EXIT_SYSTEM, "%s: cannot open: %s", disp, strerror(errno));
@@ -235,13 +253,12 @@ static int prepare(struct txn *t, struct txn_file *f)
 		r = read_fd_stat(fd, f->old_st, since, MAX_INPUT_FILE, &f->old, &f->old_len);
 		if (r < 0)
 			return diag_error(EXIT_SYSTEM, "%s: cannot read: %s", disp, strerror(-r));
-		f->old_xattrs = xmalloc(sizeof(*f->old_xattrs));
-		r = xattrs_read(fd, f->old_xattrs);
-		if (r < 0)
-			return diag_error(EXIT_SYSTEM, "%s: cannot read its extended attributes: %s", disp, strerror(-r));
-		f->existed = true;
-		f->dir = d;
-		f->dirfd = d->fd;
+		if (!readcache_get_xattrs(f->old_st, f->old_xattrs)) {
+			r = xattrs_read(fd, f->old_xattrs);
+			if (r < 0)
+				return diag_error(EXIT_SYSTEM, "%s: cannot read its extended attributes: %s", disp,
+						  strerror(-r));
+		}
 		f->name = TAKE_PTR(name);
 		f->unchanged = f->data && f->len == f->old_len && memcmp(f->data, f->old, f->len) == 0;
 		return 0;

@@ -68,6 +68,18 @@ int xattrs_apply(int fd, const struct xattrs *x, const char **failed)
 	return 0;
 }
 
+void xattrs_copy(const struct xattrs *from, struct xattrs *to)
+{
+	to->n = from->n;
+	to->v = from->n ? xmalloc(from->n * sizeof(*to->v)) : NULL;
+	for (size_t i = 0; i < from->n; i++) {
+		char *value = xmalloc(from->v[i].len ? from->v[i].len : 1);
+		if (from->v[i].len)
+			memcpy(value, from->v[i].value, from->v[i].len);
+		to->v[i] = (struct xattr){ .name = xstrdup(from->v[i].name), .value = value, .len = from->v[i].len };
+	}
+}
+
 void xattrs_free(struct xattrs *x)
 {
 	for (size_t i = 0; i < x->n; i++) {

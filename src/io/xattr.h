@@ -26,4 +26,7 @@ int xattrs_read(int fd, struct xattrs *out);
  * could not be set. */
 int xattrs_apply(int fd, const struct xattrs *x, const char **failed);
 
+/* A deep copy of from in to (to's old content is not freed). */
+void xattrs_copy(const struct xattrs *from, struct xattrs *to);
+
 void xattrs_free(struct xattrs *x);

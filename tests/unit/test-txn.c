@@ -6,6 +6,7 @@
  * read-only file system (a read-only bind mount in a private mount
  * namespace: the tests run as root, so permission bits would not stop
  * anything). */
+#include "io/readcache.h"
 #include "io/rootfs.h"
 #include "io/txn.h"
 #include "io/txn-int.h"
@@ -779,6 +780,50 @@ TEST(txn_keeps_xattrs)
 	rm_rf(dir);
 }
 
+/* A file this run read is known again by its identity: the commit takes
+ * its bytes and attributes as read, and a change made since (an attribute,
+ * the mode) moves its ctime, so the commit reads it again and keeps what it
+ * has now, not what was read. */
+TEST(txn_uses_what_was_read_only_while_unchanged)
+{
+	_cleanup_free_ char *dir = test_mkdtemp("test-txn");
+	struct root r;
+	CHECK_INT(root_open(&r, dir), 0);
+	put(dir, "etc/kernel/cmdline", "root=/dev/sda1\n");
+	_cleanup_free_ char *p = path_join(dir, "etc/kernel/cmdline");
+	if (setxattr(p, "user.memcg-test", "one", 3, 0) < 0) {
+		printf("# no user xattrs on this file system (%s): nothing to keep\n", strerror(errno));
+		root_close(&r);
+		rm_rf(dir);
+		return;
+	}
+	CHECK_INT(chmod(p, 0640), 0);
+	usleep(20000); /* older than the read by more than the granularity */
+	_cleanup_free_ char *text = NULL;
+	CHECK_INT(root_read_file(&r, "/etc/kernel/cmdline", 4096, &text, NULL), 0);
+	const char *nw = "root=/dev/sda1 quiet\n";
+	CHECK_INT(write_file_atomic(&r, "/etc/kernel/cmdline", nw, strlen(nw), 0644), 0);
+	CHECK(same(dir, "etc/kernel/cmdline", nw));
+	CHECK(has_xattr(p, "user.memcg-test", "one"));
+	CHECK_INT(lst(dir, "etc/kernel/cmdline").st_mode & 07777, 0640);
+
+	/* read again, then changed behind the tool's back */
+	usleep(20000);
+	free(text);
+	text = NULL;
+	CHECK_INT(root_read_file(&r, "/etc/kernel/cmdline", 4096, &text, NULL), 0);
+	CHECK_INT(setxattr(p, "user.memcg-test", "two", 3, 0), 0);
+	CHECK_INT(chmod(p, 0600), 0);
+	const char *nw2 = "root=/dev/sda1 quiet splash\n";
+	CHECK_INT(write_file_atomic(&r, "/etc/kernel/cmdline", nw2, strlen(nw2), 0644), 0);
+	CHECK(same(dir, "etc/kernel/cmdline", nw2));
+	CHECK(has_xattr(p, "user.memcg-test", "two"));
+	CHECK_INT(lst(dir, "etc/kernel/cmdline").st_mode & 07777, 0600);
+	readcache_clear();
+	root_close(&r);
+	rm_rf(dir);
+}
+
 int main(void)
 {
 	struct test_case cases[] = {
@@ -788,6 +833,7 @@ int main(void)
 		T(txn_delete_and_readd),
 		T(txn_symlinks_stay_in_root),
 		T(txn_bad_targets),
+		T(txn_uses_what_was_read_only_while_unchanged),
 		T(txn_steps_counted),
 		T(txn_failpoint_each_step),
 		T(txn_crashpoint_each_step),
