@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/readcache.h"
+#include "io/rootfs.h"
 #include "lib/diag.h"
 #include "lib/util.h"
 
@@ -20,6 +22,7 @@
 static int load_fd(struct policy *p, int fd_in, const char *display)
 {
 	_cleanup_close_ int fd = fd_in;
+	struct timespec since = readcache_clock();
 	struct stat st;
 	if (fstat(fd, &st) < 0) {
 		int e = errno;
@@ -36,7 +39,7 @@ static int load_fd(struct policy *p, int fd_in, const char *display)
 
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
-	int r = read_fd_all(fd, MAX_INPUT_FILE, &text, &len);
+	int r = read_fd_stat(fd, &st, since, MAX_INPUT_FILE, &text, &len);
 	if (r == -EFBIG)
 		return diag_error(EXIT_BADINPUT, "%s: policy file too large", display);
 	if (r < 0)
@@ -77,8 +80,11 @@ static int check_dir_st(const struct stat *st, const char *display, bool listed)
 }
 
 /* Checks every directory from the root down to dir (inside the root); the
- * walk stops at the first that is not there. */
-static int check_root_dirs(const struct root *r, const char *dir, bool listed)
+ * walk stops at the first that is not there (1: dir is not there; 0: it
+ * is, and safe; or the error). seen (may be NULL) holds the
+ * directories one load has checked already ("L" before a listed one), so
+ * that "/" and "/etc" are looked at once, not once per place. */
+static int check_root_dirs(const struct root *r, const char *dir, bool listed, struct strv *seen)
 {
 	size_t len = strlen(dir);
 	for (size_t end = 0; end <= len; end++) {
@@ -87,21 +93,23 @@ static int check_root_dirs(const struct root *r, const char *dir, bool listed)
 		if (end == len && len == 1)
 			break; /* dir is "/": checked at end 0 */
 		_cleanup_free_ char *prefix = end ? xstrndup(dir, end) : xstrdup("/");
+		bool strict = listed && end == len;
+		_cleanup_free_ char *key = xasprintf("%s%s", strict ? "L" : "", prefix);
+		if (seen && strv_contains(seen, key))
+			continue;
 		_cleanup_free_ char *display = root_display(r, prefix);
-		_cleanup_close_ int fd = root_openat(r, prefix, O_PATH | O_DIRECTORY, 0);
-		if (fd == -ENOENT || fd == -ENOTDIR)
-			return 0;
-		if (fd < 0)
-			return diag_error(root_error_exit(fd), "%s: cannot open policy directory: %s", display,
-				      root_strerror(fd));
 		struct stat st;
-		if (fstat(fd, &st) < 0) {
-			int e = errno;
-			return diag_error(EXIT_SYSTEM, "%s: %s", display, strerror(e));
-		}
-		int rc = check_dir_st(&st, display, listed && end == len);
+		int e = root_stat(r, prefix, &st);
+		if (e == -ENOENT || e == -ENOTDIR || (e == 0 && !S_ISDIR(st.st_mode)))
+			return 1;
+		if (e < 0)
+			return diag_error(root_error_exit(e), "%s: cannot open policy directory: %s", display,
+					  root_strerror(e));
+		int rc = check_dir_st(&st, display, strict);
 		if (rc < 0)
 			return rc;
+		if (seen)
+			strv_push(seen, TAKE_PTR(key));
 	}
 	return 0;
 }
@@ -128,18 +136,18 @@ int policy_check_host_dirs(const char *file)
 		free(real);
 		return diag_error(EXIT_SYSTEM, "/: %s", strerror(-r));
 	}
-	r = check_root_dirs(&host, real, false);
+	r = check_root_dirs(&host, real, false, NULL);
 	root_close(&host);
 	free(real);
-	return r;
+	return r < 0 ? r : 0;
 }
 
 /* DIR/ *.conf inside the root, sorted by name; hidden files are skipped. */
-static int load_root_dir(const struct root *r, const char *dir, struct policy *p)
+static int load_root_dir(const struct root *r, const char *dir, struct policy *p, struct strv *seen)
 {
-	int rc = check_root_dirs(r, dir, true);
-	if (rc < 0)
-		return rc;
+	int rc = check_root_dirs(r, dir, true, seen);
+	if (rc != 0)
+		return rc < 0 ? rc : 0; /* not there: nothing to list */
 	char **names = NULL;
 	int n = root_list_dir(r, dir, ".conf", &names);
 	if (n == -ENOENT)
@@ -181,9 +189,13 @@ int policy_load_as_if(const struct root *r, const char *config_file, const char 
 		}
 		return load_fd(p, fd, config_file);
 	}
-	int ret = load_root_dir(r, "/usr/lib/memcg-policy.d", p);
-	if (ret == 0)
-		ret = check_root_dirs(r, "/etc", false);
+	_cleanup_strv_ struct strv seen = { 0 };
+	int ret = load_root_dir(r, "/usr/lib/memcg-policy.d", p, &seen);
+	if (ret == 0) {
+		ret = check_root_dirs(r, "/etc", false, &seen);
+		if (ret > 0)
+			ret = 0; /* no /etc: no policy file either */
+	}
 	if (ret == 0 && text) {
 		_cleanup_free_ char *display = root_display(r, "/etc/memcg-policy.conf");
 		ret = policy_load_buffer(p, text, len, display);
@@ -191,6 +203,6 @@ int policy_load_as_if(const struct root *r, const char *config_file, const char 
 		ret = load_root_file(r, "/etc/memcg-policy.conf", p);
 	}
 	if (ret == 0)
-		ret = load_root_dir(r, "/etc/memcg-policy.d", p);
+		ret = load_root_dir(r, "/etc/memcg-policy.d", p, &seen);
 	return ret;
 }

@@ -370,6 +370,12 @@ static int regular_only(const struct stat *st)
 
 int root_openat(const struct root *r, const char *path, int flags, mode_t mode)
 {
+	struct stat st;
+	return root_openat_st(r, path, flags, mode, &st);
+}
+
+int root_openat_st(const struct root *r, const char *path, int flags, mode_t mode, struct stat *out)
+{
 	bool want_dir = flags & O_DIRECTORY;
 	/* first an O_PATH descriptor: opening it never blocks and never
 	 * reaches a driver; the type is checked on it */
@@ -379,12 +385,18 @@ int root_openat(const struct root *r, const char *path, int flags, mode_t mode)
 		if (pfd == -ENOENT && (flags & O_CREAT)) {
 			int fd = resolve(r, path, (flags | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY) & ~O_DIRECTORY,
 					 mode);
+			if (fd >= 0 && fstat(fd, out) < 0) {
+				int e = -errno;
+				close(fd);
+				return e;
+			}
 			if (fd != -EEXIST || (flags & O_EXCL) || tries > 3)
 				return fd;
 			continue; /* made by someone else meanwhile: check it */
 		}
 		if (pfd < 0)
 			return pfd;
+		*out = st;
 		if (flags & O_PATH)
 			return pfd;
 		int e = want_dir ? 0 : regular_only(&st);
@@ -570,20 +582,30 @@ bool root_is_reg(const struct root *r, const char *path)
 	return root_stat(r, path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-DIR *root_opendir(const struct root *r, const char *path)
+int dir_fd_names(int fd, struct strv *out)
 {
-	int fd = root_openat(r, path, O_RDONLY | O_DIRECTORY, 0);
-	if (fd < 0) {
-		errno = -fd;
-		return NULL;
+	/* getdents64 straight into a buffer: readdir's DIR costs an fstat
+	 * and two fcntl calls a directory, and the tool lists a few on each
+	 * run (the entries, the kernels, the journal's directory) */
+	union {
+		struct dirent64 align;
+		char bytes[32768];
+	} buf;
+	for (;;) {
+		ssize_t n = getdents64(fd, buf.bytes, sizeof(buf.bytes));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;
+		for (ssize_t at = 0; at < n;) {
+			const struct dirent64 *de = (const struct dirent64 *)(buf.bytes + at);
+			at += de->d_reclen;
+			if (!streq(de->d_name, ".") && !streq(de->d_name, ".."))
+				strv_pushdup(out, de->d_name);
+		}
 	}
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		int e = errno;
-		close(fd);
-		errno = e;
-	}
-	return d;
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -593,20 +615,20 @@ static int cmp_names(const void *a, const void *b)
 
 int root_list_dir(const struct root *r, const char *path, const char *suffix, char ***names)
 {
-	DIR *d = root_opendir(r, path);
 	*names = NULL;
-	if (!d)
-		return -errno;
-	struct strv sv = {0};
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-			continue;
-		if (suffix && !endswith(de->d_name, suffix))
-			continue;
-		strv_pushdup(&sv, de->d_name);
+	_cleanup_close_ int fd = root_openat(r, path, O_RDONLY | O_DIRECTORY, 0);
+	if (fd < 0)
+		return fd;
+	struct strv all = { 0 }, sv = { 0 };
+	int e = dir_fd_names(fd, &all);
+	if (e < 0) {
+		strv_free(&all);
+		return e;
 	}
-	closedir(d);
+	for (size_t i = 0; i < all.n; i++)
+		if (!suffix || endswith(all.v[i], suffix))
+			strv_push(&sv, TAKE_PTR(all.v[i]));
+	strv_free(&all);
 	if (sv.n)
 		qsort(sv.v, sv.n, sizeof(char *), cmp_names);
 	*names = sv.v;

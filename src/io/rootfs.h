@@ -34,6 +34,8 @@ void root_close(struct root *r);
  * opened, so nothing blocks). With --root, a file on a pseudo file system
  * of the running kernel (proc, sysfs, devtmpfs, debugfs...) gives -EXDEV. */
 int root_openat(const struct root *r, const char *path, int flags, mode_t mode);
+/* The same, with the file's stat in *st (the type check's: one fstat). */
+int root_openat_st(const struct root *r, const char *path, int flags, mode_t mode, struct stat *st);
 
 /* The f_type (statfs(2)) of the file system holding fd, whose st_dev is
  * dev: one fstatfs per file system and run. -1 if it cannot be told. */
@@ -82,8 +84,11 @@ bool root_exists(const struct root *r, const char *path);
 bool root_is_dir(const struct root *r, const char *path);
 bool root_is_reg(const struct root *r, const char *path);
 
-/* Opens a directory for listing (caller closedir()s); NULL and errno set. */
-DIR *root_opendir(const struct root *r, const char *path);
+/* Appends the names in the directory fd (open O_RDONLY|O_DIRECTORY, at
+ * its start; not closed), but "." and "..", to out in the directory's
+ * order. 0 or -errno. */
+struct strv;
+int dir_fd_names(int fd, struct strv *out);
 
 /* Sorted names of the entries of a directory (no "." and ".."), optionally
  * only those ending with suffix. Returns count or -errno. */

@@ -85,16 +85,11 @@ struct txn_dir *dir_get(struct txn *t, const char *path, bool create, int *err)
 	struct txn_dir *d = dir_find(t, path);
 	if (d)
 		return d;
-	int fd = root_openat(t->root, path, O_RDONLY | O_DIRECTORY, 0);
+	struct stat st;
+	int fd = root_openat_st(t->root, path, O_RDONLY | O_DIRECTORY, 0, &st);
 	if (fd == -ENOENT && create) {
 		int r = mkdir_p(t, path);
-		fd = r < 0 ? r : root_openat(t->root, path, O_RDONLY | O_DIRECTORY, 0);
-	}
-	struct stat st;
-	if (fd >= 0 && fstat(fd, &st) < 0) {
-		int e = -errno;
-		close(fd);
-		fd = e;
+		fd = r < 0 ? r : root_openat_st(t->root, path, O_RDONLY | O_DIRECTORY, 0, &st);
 	}
 	if (fd < 0) {
 		*err = fd;

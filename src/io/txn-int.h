@@ -20,6 +20,10 @@ struct txn_dir {
 	bool pending; /* touched in the current phase of the renames */
 	bool cleaned; /* leftover temp files removed */
 	bool fat;     /* on vfat or exfat: no ordering of metadata writes (see place() in io/txn.c) */
+	/* what the first temp file made here with the mode made_with got */
+	bool made_known;
+	mode_t made_with;
+	struct stat made;
 };
 
 /* ---- io/txn-dir.c ---- */
@@ -32,7 +36,9 @@ struct txn_dir *dir_get(struct txn *t, const char *path, bool create, int *err);
 
 int write_all(int fd, const char *data, size_t len);
 int tmp_create(int dirfd, bool fat, const char *name, mode_t mode, char **tmpname);
-int set_owner_mode(int fd, mode_t mode, const struct stat *old);
+/* The owner and mode of old (NULL: a new file: only mode) on fd, a temp
+ * file tmp_create made in d (NULL: look at fd every time) with mode. */
+int set_owner_mode(int fd, mode_t mode, const struct stat *old, struct txn_dir *d);
 /* Is fd on vfat or exfat (no owners, no journal)? */
 bool fs_is_fat(int fd);
 /* Before the first temp file in d: takes a shared lock on d (held while

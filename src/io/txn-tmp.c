@@ -20,6 +20,7 @@
 
 #include "lib/diag.h"
 #include "io/extent.h"
+#include "io/rootfs.h"
 
 #ifndef EXFAT_SUPER_MAGIC
 #define EXFAT_SUPER_MAGIC 0x2011BAB0
@@ -173,12 +174,26 @@ bool fs_is_fat(int fd)
 	return sfs.f_type == MSDOS_SUPER_MAGIC || (unsigned long)sfs.f_type == EXFAT_SUPER_MAGIC;
 }
 
-/* Owner first (chown clears set-id bits), then mode. */
-int set_owner_mode(int fd, mode_t mode, const struct stat *old)
+/* Owner first (chown clears set-id bits), then mode. What a new file
+ * gets when it is created depends on the process (its user, group and
+ * umask) and on the directory (its set-group-ID bit and group, its default
+ * ACL, the file system's mount options), none of which a commit changes:
+ * so the first temp file made in d with a mode is looked at (fstat), and
+ * the others made there with the same mode are taken to be alike. */
+int set_owner_mode(int fd, mode_t mode, const struct stat *old, struct txn_dir *d)
 {
 	struct stat st;
-	if (fstat(fd, &st) < 0)
-		return -errno;
+	if (d && d->made_known && d->made_with == (mode & 0777)) {
+		st = d->made;
+	} else {
+		if (fstat(fd, &st) < 0)
+			return -errno;
+		if (d) {
+			d->made = st;
+			d->made_with = mode & 0777;
+			d->made_known = true;
+		}
+	}
 	if (old && (st.st_uid != old->st_uid || st.st_gid != old->st_gid)) {
 		if (fchown(fd, old->st_uid, old->st_gid) < 0) {
 			int e = errno;
@@ -218,22 +233,17 @@ static uint64_t extent_at(int dirfd, const char *name)
  * another file of the directory is left in place, with a warning. */
 static void remove_leftovers(const struct txn *t, struct txn_dir *d)
 {
-	int fd = openat(d->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	DIR *dir = fdopendir(fd);
-	if (!dir) {
-		close(fd);
+	_cleanup_close_ int fd = openat(d->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct strv all = { 0 }, tmps = { 0 }, others = { 0 };
+	if (fd < 0 || dir_fd_names(fd, &all) < 0) {
+		strv_free(&all);
 		return;
 	}
-	struct strv tmps = { 0 }, others = { 0 };
-	struct dirent *de;
-	while ((de = readdir(dir))) {
-		if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-			continue;
-		strv_pushdup(is_tmp_name(de->d_name, d->fat) ? &tmps : &others, de->d_name);
+	for (size_t i = 0; i < all.n; i++) {
+		struct strv *to = is_tmp_name(all.v[i], d->fat) ? &tmps : &others;
+		strv_push(to, TAKE_PTR(all.v[i]));
 	}
-	closedir(dir);
+	strv_free(&all);
 	uint64_t *phys = tmps.n ? xcalloc(others.n ? others.n : 1, sizeof(*phys)) : NULL;
 	for (size_t i = 0; tmps.n && i < others.n; i++)
 		phys[i] = extent_at(d->fd, others.v[i]);

@@ -287,7 +287,7 @@ static int restore_old(struct txn_file *f)
 	}
 	int r = write_all(fd, f->old, f->old_len);
 	if (r == 0)
-		r = set_owner_mode(fd, file_mode(f), f->old_st);
+		r = set_owner_mode(fd, file_mode(f), f->old_st, NULL);
 	const char *failed = NULL;
 	if (r == 0 && f->old_xattrs)
 		r = xattrs_apply(fd, f->old_xattrs, &failed);
@@ -479,7 +479,7 @@ static int commit(struct txn *t)
 		int r = step() < 0 ? -errno : write_all(fd, f->data, f->len);
 		const char *what = "cannot write";
 		if (r == 0) {
-			r = set_owner_mode(fd, file_mode(f), f->existed ? f->old_st : NULL);
+			r = set_owner_mode(fd, file_mode(f), f->existed ? f->old_st : NULL, f->dir);
 			what = "cannot set owner and mode";
 		}
 		_cleanup_free_ char *xwhat = NULL;

@@ -91,6 +91,7 @@ void strv_pushdup(struct strv *sv, const char *s);
 void strv_pushdup_all(struct strv *sv, const struct strv *from);
 bool strv_contains(const struct strv *sv, const char *s);
 void strv_free(struct strv *sv);
+#define _cleanup_strv_ _cleanup_(strv_free)
 
 /* Walks text (len bytes) line by line: the line at *pos, without its
  * '\n', as *line and *n; *pos moves past it. False at the end (a last line
