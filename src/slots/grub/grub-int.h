@@ -1,7 +1,9 @@
 /* slots/grub/grub-int.h - private to the GRUB modules (slots/grub/grub.c: finding and
  * editing the inputs; slots/grub/menu.c: reading generated menus; slots/grub/run.c:
  * running the root's GRUB tools; slots/grub/tokens.c: the recorded tokens;
- * slots/grub/grubenv.c: the environment block). */
+ * slots/grub/grubenv.c: the environment block; slots/grub/vars.c: the
+ * values of the GRUB variables; slots/grub/plan.c: the decision, the
+ * preview, status and the check of the lines). */
 #pragma once
 
 #include <stdbool.h>
@@ -56,3 +58,37 @@ void grub_menu_lines(const char *text, size_t len, menu_line_fn fn, void *data);
 
 /* Would regenerating fix this menu's drift? */
 bool grub_regeneration_helps(const struct slot *s);
+
+/* ---- slots/grub/vars.c ---- */
+
+/* GRUB_CMDLINE_LINUX and _DEFAULT, and where each was set last */
+struct vars {
+	char *lin, *def;
+	/* where each was set last, by the tool's reader (NULL: unset, or
+	 * known through the shell) */
+	char *lin_at, *def_at;
+};
+
+/* Why a value could not be known without running code: FILE:LINE: why. */
+struct unknown {
+	char *where; /* display path of the file */
+	unsigned line;
+	const char *why;
+};
+
+void grub_unknown_clear(struct unknown *u);
+
+/* The values three ways: [0] as written, [1] with the drop-in's filter of
+ * the tokens recorded now, [2] of the tokens the change would record; by
+ * the tool's reader only. -ENOEXEC with *u: a value takes running code to
+ * know; -ENOENT: no GRUB input or tokens slot. */
+int grub_read_vars(const struct root *r, const struct slot_list *l, const struct slot_change *ch, struct vars out[3],
+		   struct unknown *u);
+
+/* The same, and where the reader cannot know them on the live system, by
+ * the shell or its cache; *why_not (newly allocated) says why neither
+ * could. */
+int grub_get_vars(const struct root *r, const struct slot_list *l, const struct slot_change *ch, struct vars v[3],
+		  char **why_not);
+
+void grub_vars_free(struct vars v[3]);
