@@ -29,7 +29,9 @@ const char *memcg_state_name(enum memcg_state s) { return s == STATE_ON ? "on" :
 static char *effective_cmdline(const struct decide_kernel *k, const char *cmdline)
 {
 	const char *b = k->builtin_cmdline ? k->builtin_cmdline : "";
-	const char *c = cmdline ? cmdline : "";
+	_cleanup_free_ char *joined = k->fw_prefix && *k->fw_prefix ? xasprintf("%s %s", k->fw_prefix, cmdline ? cmdline : "")
+								 : NULL;
+	const char *c = joined ? joined : cmdline ? cmdline : "";
 	switch (k->builtin_mode) {
 	case BUILTIN_PREPEND: return xasprintf("%s %s", b, c);
 	case BUILTIN_APPEND: return xasprintf("%s %s", c, b);
@@ -110,16 +112,48 @@ static void push_line(struct strv *sv, const char *fmt, ...)
 #define deciding(d, ...) (reason(d, __VA_ARGS__), (d)->why = (d)->reasons.n - 1)
 #define warning(d, ...) push_line(&(d)->warnings, __VA_ARGS__)
 
+/* Does a firmware's device tree prefix (any board's) turn memcg off? */
+static bool fw_prefix_disables(const struct decide_kernel *k)
+{
+	for (size_t i = 0; i <= k->fw_n_others; i++) {
+		const char *pf = i ? k->fw_others[i - 1] : k->fw_prefix;
+		if (!pf || !*pf)
+			continue;
+		struct cmdline c;
+		cmdline_split(pf, strlen(pf), &c);
+		bool dis = cmdline_has_item(&c, "cgroup_disable", "memory");
+		cmdline_free(&c);
+		if (dis)
+			return true;
+	}
+	return false;
+}
+
+/* Does line give state s with the prefix of some board (the first, or
+ * another whose blob differs)? */
+static bool state_somewhere(const struct decide_kernel *k, const char *line, enum memcg_state s)
+{
+	if (cmdline_memcg_state(k, line) == s)
+		return true;
+	for (size_t i = 0; i < k->fw_n_others; i++) {
+		struct decide_kernel o = *k;
+		o.fw_prefix = k->fw_others[i];
+		if (cmdline_memcg_state(&o, line) == s)
+			return true;
+	}
+	return false;
+}
+
 /* Tokens for a wanted state. */
 static void want_state(const struct policy *p, const struct decide_kernel *k, enum memcg_state want,
 		       struct decision *d)
 {
 	if (want == STATE_ON) {
 		strv_pushdup(&d->remove, TOK_DISABLE);
-		if (cmdline_memcg_state(k, "") == STATE_OFF) {
+		if (state_somewhere(k, "", STATE_OFF)) {
 			if (k->accepts_enable)
 				strv_pushdup(&d->add, TOK_ENABLE);
-			else {
+			else if (!fw_prefix_disables(k)) {
 				warning(d, "%s: memcg is off by default and this kernel has no cgroup_enable= parameter: "
 					   "it cannot be turned on from the boot loader",
 					k->release);
@@ -129,10 +163,19 @@ static void want_state(const struct policy *p, const struct decide_kernel *k, en
 			}
 		}
 		_cleanup_free_ char *line = add_joined(&d->add);
-		if (k->accepts_enable && cmdline_memcg_state(k, line) == STATE_OFF &&
-		    !(k->builtin_mode == BUILTIN_OVERRIDE))
+		bool still_off = state_somewhere(k, line, STATE_OFF);
+		if (still_off && fw_prefix_disables(k) && k->builtin_mode != BUILTIN_OVERRIDE) {
+			warning(d, "%s: the Raspberry Pi firmware puts cgroup_disable=memory before cmdline.txt (%s: "
+				   "/chosen/bootargs) and this kernel cannot turn memcg back on after it (%s)",
+				k->release, k->fw_blob ? k->fw_blob : "its device tree",
+				k->accepts_enable ? "a cgroup_disable=memory wins" : "no cgroup_enable= parameter");
+			/* no line of cmdline.txt can: a blob without it, or a
+			 * kernel that takes the last switch, would */
+			d->unmeetable = d->unmeetable_fw = true;
+		} else if (k->accepts_enable && still_off && !(k->builtin_mode == BUILTIN_OVERRIDE)) {
 			warning(d, "%s: the built-in command line turns memcg off and the boot loader cannot turn it back on",
 				k->release);
+		}
 		if (p->accounting == ACCOUNTING_LITE) {
 			strv_pushdup(&d->add, TOK_LITE);
 			reason(d, "accounting = lite: %s (%s)", TOK_LITE, origin_str_static(&p->accounting_origin));
@@ -142,7 +185,7 @@ static void want_state(const struct policy *p, const struct decide_kernel *k, en
 		}
 	} else {
 		strv_pushdup(&d->remove, TOK_ENABLE);
-		if (cmdline_memcg_state(k, "") == STATE_ON)
+		if (state_somewhere(k, "", STATE_ON))
 			strv_pushdup(&d->add, TOK_DISABLE);
 		_cleanup_free_ char *line = add_joined(&d->add);
 		if (cmdline_memcg_state(k, line) == STATE_ON && k->builtin_mode != BUILTIN_OVERRIDE)
@@ -204,6 +247,11 @@ void decide(const struct policy *p, const struct decide_kernel *k, const struct 
 		       : k->builtin_mode == BUILTIN_APPEND ? "after the boot loader's"
 		       : k->builtin_mode == BUILTIN_OVERRIDE ? "the boot loader's is ignored"
 							     : "used only when the boot loader passes none");
+	if (k->fw_prefix)
+		reason(d, "Raspberry Pi firmware: %s's /chosen/bootargs comes before cmdline.txt: %s%s%s", k->fw_blob,
+		       *k->fw_prefix ? "\"" : "", *k->fw_prefix ? k->fw_prefix : "(none)", *k->fw_prefix ? "\"" : "");
+	if (k->fw_note)
+		warning(d, "%s: %s", k->release, k->fw_note);
 	if (!k->memcg_built) {
 		warning(d, "%s: memcg is not built into this kernel (%s): it is off whatever "
 			   "the command line says",
@@ -298,6 +346,18 @@ void decide_kernel_init(struct decide_kernel *dk, const struct kernel *k, const 
 	dk->accepts_enable = k->accepts_enable > 0;
 	dk->builtin_cmdline = k->kc.builtin_cmdline;
 	dk->builtin_mode = k->kc.builtin_mode;
+	dk->fw_prefix = k->fw_prefix;
+	dk->fw_blob = k->fw_blob;
+	dk->fw_note = k->fw_note;
+	dk->fw_others = k->fw_others.v;
+	dk->fw_n_others = k->fw_others.n;
+	if (k->fw_prefix && k->kc.family == FAMILY_RPI_FIRMWARE) {
+		/* the blob is read: the kernel's own default, and the prefix
+		 * joined before the line, in place of the assumption */
+		dk->default_state = MEMCG_DEFAULT_ON;
+		dk->default_reason = "Raspberry Pi kernel 6.12+: memcg on by default; a later cgroup_enable=memory "
+				     "undoes the firmware's cgroup_disable=memory";
+	}
 	const struct policy_kernel_section *sec = policy_kernel_default(p, k->version);
 	if (sec) {
 		dk->default_state = (enum memcg_default)sec->default_state;

@@ -24,6 +24,15 @@ struct decide_kernel {
 	const char *accepts_reason;
 	const char *builtin_cmdline;     /* may be NULL */
 	enum builtin_cmdline_mode builtin_mode;
+	/* the Raspberry Pi firmware's device tree prefix, put before the
+	 * boot loader's line (facts/rpi-firmware.h); NULL: none known */
+	const char *fw_prefix;
+	const char *fw_blob;             /* the blob it is read from */
+	const char *fw_note;             /* boards that differ, a blob not read: NULL if none */
+	/* other boards' prefixes, where they differ: the tokens are chosen
+	 * to serve them too */
+	char *const *fw_others;
+	size_t fw_n_others;
 };
 
 struct decision {
@@ -40,6 +49,8 @@ struct decision {
 				     * keep (0 unknown; grub_decision) */
 	bool unmeetable;            /* on asked, off by default, no cgroup_enable= known: the
 				     * planner makes it an error naming accepts-cgroup-enable */
+	bool unmeetable_fw;         /* unmeetable because of the Raspberry Pi firmware's
+				     * device tree prefix (decide_kernel.fw_blob) */
 };
 
 /* The decision's view of a kernel: its facts with the policy's

@@ -1,5 +1,6 @@
 /* facts/context.c - on-demand loading of what the commands share */
 #include "facts/context.h"
+#include "facts/rpi-firmware.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -30,6 +31,12 @@ static int load_kernels(struct context *ctx, const char *only_kernel)
 	if (r < 0)
 		return r;
 	kernels_apply_policy(&ctx->kernels, &ctx->policy, ctx->configs_may_be_missing);
+	struct rpi_firmware fw;
+	r = rpi_firmware_read(&ctx->root, &fw);
+	if (r < 0)
+		return r;
+	rpi_firmware_to_kernels(&fw, &ctx->kernels);
+	rpi_firmware_free(&fw);
 	if (ctx->kernels.n == 0)
 		return diag_error(EXIT_BADINPUT, "%s: no kernel found (no lib/modules/VER, boot/vmlinuz-VER, usr/lib/modules/VER/vmlinuz)",
 			      ctx->root.path);

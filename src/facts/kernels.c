@@ -447,6 +447,10 @@ static void kernel_free_one(struct kernel *k)
 	free(k->config_note);
 	kconfig_facts_free(&k->kc);
 	free(k->system_map);
+	free(k->fw_prefix);
+	free(k->fw_blob);
+	free(k->fw_note);
+	strv_free(&k->fw_others);
 }
 
 void kernels_free(struct kernel_list *l)

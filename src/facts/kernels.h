@@ -7,6 +7,7 @@
 
 #include "facts/kconfig.h"
 #include "io/rootfs.h"
+#include "lib/util.h"
 
 struct kernel {
 	char *version;
@@ -22,6 +23,12 @@ struct kernel {
 	int accepts_enable;     /* 1/0 final: kallsyms, System.map, else config markers */
 	const char *accepts_enable_source; /* "/proc/kallsyms", "System.map-VER", "config" */
 	char *system_map;       /* display path of System.map-VER if read */
+	/* booted by the Raspberry Pi firmware (facts/rpi-firmware.h): the
+	 * device tree prefix it gets before cmdline.txt, NULL: none known */
+	char *fw_prefix;
+	char *fw_blob;
+	char *fw_note;          /* boards that differ, or a blob not read */
+	struct strv fw_others;  /* the other boards' prefixes, where they differ */
 };
 
 struct kernel_list {

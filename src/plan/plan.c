@@ -184,6 +184,16 @@ static int unmeetable(const struct evaluation *ev)
 		const struct kernel_decision *kd = &ev->kd[i];
 		if (!kd->d.unmeetable)
 			continue;
+		if (kd->d.unmeetable_fw) {
+			r = diag_error(EXIT_BADINPUT,
+				       "%s: mode = %s asks for memcg on, but the Raspberry Pi firmware puts "
+				       "cgroup_disable=memory before cmdline.txt (%s: /chosen/bootargs) and this kernel "
+				       "cannot turn memcg back on after it (%s): boot it with a device tree blob without "
+				       "it, or set mode = off or auto for it",
+				       kd->k->version, policy_mode_name(kd->d.mode), kd->dk.fw_blob,
+				       kd->dk.accepts_enable ? "a cgroup_disable=memory wins" : "no cgroup_enable= parameter");
+			continue;
+		}
 		r = diag_error(EXIT_BADINPUT,
 			       "%s: mode = %s asks for memcg on, but it is off by default in this kernel and "
 			       "cgroup_enable=memory is not known to turn it on (%s): if the kernel takes it (as "

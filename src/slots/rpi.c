@@ -12,6 +12,7 @@
  * is the one the tool wrote. */
 #include "lib/diag.h"
 #include "slots/kinds.h"
+#include "slots/rpi-config.h"
 
 #include <stdio.h>
 
@@ -82,22 +83,37 @@ static int add_file(const struct root *r, const struct policy *p, enum slot_kind
 	return 0;
 }
 
+/* The command line files the firmware reads, by config.txt (os_prefix=,
+ * cmdline=) for the boards that count; without a config.txt the two
+ * places it has been. */
+static void cmdline_files(const struct root *r, struct strv *out)
+{
+	struct rpi_config c;
+	if (rpi_config_read(r, &c) == 0 && c.dir) {
+		for (size_t i = 0; i < c.n; i++)
+			if (rpi_boot_counts(&c, i) && !strv_contains(out, c.boot[i].cmdline_path) &&
+			    root_exists(r, c.boot[i].cmdline_path))
+				strv_pushdup(out, c.boot[i].cmdline_path);
+		rpi_config_free(&c);
+		if (out->n)
+			return;
+	}
+	static const char *const txt[] = { RPI_CMDLINE_PATH, RPI_CMDLINE_OLD_PATH };
+	for (size_t i = 0; i < ARRAY_SIZE(txt); i++)
+		if (root_exists(r, txt[i])) {
+			strv_pushdup(out, txt[i]);
+			return;
+		}
+}
+
 int rpi_slots_find(const struct root *r, const struct policy *p, struct slot_list *l)
 {
-	static const char *const txt[] = { RPI_CMDLINE_PATH, RPI_CMDLINE_OLD_PATH };
-	const char *found = NULL;
-	for (size_t i = 0; i < ARRAY_SIZE(txt) && !found; i++)
-		if (root_exists(r, txt[i]))
-			found = txt[i];
-	if (root_exists(r, RASPI_FIRMWARE_HOOK)) {
-		int e = 0;
-		if (found)
-			e = add_file(r, p, SLOT_RPI, found, false, NULL, l);
-		if (e >= 0)
-			e = add_file(r, p, SLOT_RPI_EXTRA, RASPI_EXTRA, true, NULL, l);
-		return e;
-	}
-	if (found)
-		return add_file(r, p, SLOT_RPI, found, false, NULL, l);
-	return 0;
+	_cleanup_strv_ struct strv found = { 0 };
+	cmdline_files(r, &found);
+	int e = 0;
+	for (size_t i = 0; i < found.n && e >= 0; i++)
+		e = add_file(r, p, SLOT_RPI, found.v[i], false, NULL, l);
+	if (e >= 0 && root_exists(r, RASPI_FIRMWARE_HOOK))
+		e = add_file(r, p, SLOT_RPI_EXTRA, RASPI_EXTRA, true, NULL, l);
+	return e;
 }

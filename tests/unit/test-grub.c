@@ -439,14 +439,14 @@ TEST(menu_in_sync_ignores_other_sections)
 
 /* ---- one line for the menu's kernels (grub_menu_decision) ---- */
 
-static const struct decide_kernel K_MAINLINE = { "6.1.0-9-amd64", true, MEMCG_DEFAULT_ON, NULL, NULL,
-						 RULE_DISABLE_WINS, false, NULL, NULL, BUILTIN_NONE };
-static const struct decide_kernel K_MAINLINE2 = { "6.1.0-13-amd64", true, MEMCG_DEFAULT_ON, NULL, NULL,
-						  RULE_DISABLE_WINS, false, NULL, NULL, BUILTIN_NONE };
-static const struct decide_kernel K_DEBIAN8 = { "3.16.0-4-amd64", true, MEMCG_DEFAULT_OFF, NULL, NULL,
-						RULE_LAST_WINS, true, NULL, NULL, BUILTIN_NONE };
-static const struct decide_kernel K_RPI66 = { "6.6.51+rpt-rpi-2712", true, MEMCG_DEFAULT_OFF, NULL, NULL,
-					      RULE_ENABLE_WINS, true, NULL, NULL, BUILTIN_NONE };
+static const struct decide_kernel K_MAINLINE = { .release = "6.1.0-9-amd64", .memcg_built = true, .default_state = MEMCG_DEFAULT_ON,
+						 .rule = RULE_DISABLE_WINS, .accepts_enable = false, .builtin_mode = BUILTIN_NONE };
+static const struct decide_kernel K_MAINLINE2 = { .release = "6.1.0-13-amd64", .memcg_built = true, .default_state = MEMCG_DEFAULT_ON,
+						 .rule = RULE_DISABLE_WINS, .accepts_enable = false, .builtin_mode = BUILTIN_NONE };
+static const struct decide_kernel K_DEBIAN8 = { .release = "3.16.0-4-amd64", .memcg_built = true, .default_state = MEMCG_DEFAULT_OFF,
+						 .rule = RULE_LAST_WINS, .accepts_enable = true, .builtin_mode = BUILTIN_NONE };
+static const struct decide_kernel K_RPI66 = { .release = "6.6.51+rpt-rpi-2712", .memcg_built = true, .default_state = MEMCG_DEFAULT_OFF,
+						 .rule = RULE_ENABLE_WINS, .accepts_enable = true, .builtin_mode = BUILTIN_NONE };
 
 /* The decision decide() takes for a kernel of these rules in mode on/off. */
 static struct decision decided(const struct decide_kernel *k, enum memcg_state want)
