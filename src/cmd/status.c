@@ -43,6 +43,9 @@ static void print_kernel(const struct evaluation *ev, const struct kernel_decisi
 	       kd->dk.accepts_reason ? kd->dk.accepts_reason : "config");
 	if (kd->dk.builtin_cmdline)
 		printf("    built-in line: \"%s\" (%s)\n", kd->dk.builtin_cmdline, builtin_where(kd->dk.builtin_mode));
+	if (kd->dk.fw_prefix)
+		printf("    firmware line: %s%s%s (%s: /chosen/bootargs, before cmdline.txt)\n", *kd->dk.fw_prefix ? "\"" : "",
+		       *kd->dk.fw_prefix ? esc(kd->dk.fw_prefix) : "none", *kd->dk.fw_prefix ? "\"" : "", esc(kd->dk.fw_blob));
 	printf("    decision:      %s%s (mode %s)\n", memcg_state_name(kd->d.state), kd->d.keep ? ", keep" : "",
 	       policy_mode_name(kd->d.mode));
 	for (size_t i = 0; i < kd->d.add.n; i++)

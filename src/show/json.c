@@ -205,6 +205,8 @@ static struct json_object *kernel_json(const struct context *ctx, const struct e
 	json_object_object_add(k, "builtin_cmdline", str_or_null(kd->dk.builtin_cmdline));
 	json_object_object_add(k, "builtin_cmdline_mode",
 			       json_object_new_string(builtin_mode_name(kd->dk.builtin_mode)));
+	json_object_object_add(k, "firmware_prefix", str_or_null(kd->dk.fw_prefix));
+	json_object_object_add(k, "firmware_blob", str_or_null(kd->dk.fw_blob));
 	json_object_object_add(k, "mode", json_object_new_string(policy_mode_name(kd->d.mode)));
 	json_object_object_add(k, "keep", json_object_new_boolean(kd->d.keep));
 	json_object_object_add(k, "decision", json_object_new_string(memcg_state_name(kd->d.state)));

@@ -69,6 +69,12 @@ expect_exit "foundation blob: decide --explain" 0 "$MEMCG_POLICY" --root "$root"
 check "foundation blob: --explain names the blob and its prefix" \
 	grep -qF "/boot/firmware/bcm2712-rpi-5-b.dtb's /chosen/bootargs comes before cmdline.txt: \"$FOUNDATION_ARGS\"" <<<"$OUT"
 
+expect_exit "foundation blob: status" 0 "$MEMCG_POLICY" --root "$root" status
+check "foundation blob: status shows the firmware's line and its blob" \
+	grep -qF "firmware line: \"$FOUNDATION_ARGS\" ($root/boot/firmware/bcm2712-rpi-5-b.dtb: /chosen/bootargs, before cmdline.txt)" <<<"$OUT"
+expect_exit "foundation blob: status --json" 0 "$MEMCG_POLICY" --root "$root" status --json
+expect_eq "foundation blob: --json firmware_prefix" "$(jq -r '.kernels[0].firmware_prefix' <<<"$OUT")" "$FOUNDATION_ARGS"
+
 setup off "$RPI" "$FIX/configs/rpi-6.12-bcm2712.config"
 foundation_blob "$root/boot/firmware/bcm2712-rpi-5-b.dtb"
 expect_exit "foundation blob, off: apply" 0 "$MEMCG_POLICY" --root "$root" apply
