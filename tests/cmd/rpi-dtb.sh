@@ -142,3 +142,14 @@ head -c 3000 "$FIX/rpi/bcm2712-rpi-5-b.dtb" >"$root/boot/firmware/bcm2712-rpi-5-
 expect_exit "damaged blob: decide" 0 "$MEMCG_POLICY" --root "$root" decide
 check "damaged blob: the prefix is said to be unknown" \
 	grep -qE "device tree prefix is not known \(.*/boot/firmware/bcm2712-rpi-5-b.dtb: FDT_ERR_TRUNCATED\)" <<<"$OUT$ERR"
+
+# ---- a hostile image: config.txt including itself, a FIFO for a blob -------
+setup on "$RPI" "$FIX/configs/rpi-6.12-bcm2712.config"
+printf 'include config.txt\n' >>"$root/boot/firmware/config.txt"
+expect_exit "include loop: apply refuses (exit 3)" 3 "$MEMCG_POLICY" --root "$root" apply
+check "include loop: said with the file" grep -qF "config.txt: included more than 8 deep" <<<"$ERR"
+expect_eq "include loop: nothing written" "$(txt)" "$LINE"
+setup on "$RPI" "$FIX/configs/rpi-6.12-bcm2712.config"
+mkfifo "$root/boot/firmware/bcm2712-rpi-5-b.dtb"
+expect_exit "a FIFO for the blob: apply does not hang and takes no blob" 0 timeout 20 "$MEMCG_POLICY" --root "$root" apply
+expect_eq "a FIFO for the blob: the old assumption: cgroup_enable=memory added" "$(txt)" "$LINE cgroup_enable=memory"
