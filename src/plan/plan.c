@@ -78,14 +78,17 @@ static int check_slot_line(const struct slot *s, const struct slot_change *c, co
 	t.content = c->new_content;
 	t.len = c->new_len;
 	_cleanup_free_ char *new = slot_cmdline(&t);
-	size_t ol = old ? strlen(old) : 0, nl = new ? strlen(new) : 0;
+	/* cmdline.txt comes after the firmware's device tree prefix and a space */
+	size_t pre = s->kind == SLOT_RPI && k->fw_prefix && *k->fw_prefix ? strlen(k->fw_prefix) + 1 : 0;
+	const char *with = pre ? " with the firmware's device tree prefix" : "";
+	size_t ol = (old ? strlen(old) : 0) + pre, nl = (new ? strlen(new) : 0) + pre;
 	if (nl > size - 1 && nl > ol)
 		return diag_error(EXIT_BADINPUT,
-			      "%s: the command line would be %zu bytes, over the %zu a %s kernel keeps "
-			      "(COMMAND_LINE_SIZE %zu): not changed", s->path, nl, size - 1, k->kc.arch, size);
+			      "%s: the command line would be %zu bytes%s, over the %zu a %s kernel keeps "
+			      "(COMMAND_LINE_SIZE %zu): not changed", s->path, nl, with, size - 1, k->kc.arch, size);
 	if (ol > size - 1)
-		diag_warn("%s: the command line is %zu bytes, longer than the %zu a %s kernel keeps "
-			    "(COMMAND_LINE_SIZE %zu): its end is lost at boot", s->path, ol, size - 1, k->kc.arch, size);
+		diag_warn("%s: the command line is %zu bytes%s, longer than the %zu a %s kernel keeps "
+			    "(COMMAND_LINE_SIZE %zu): its end is lost at boot", s->path, ol, with, size - 1, k->kc.arch, size);
 	return 0;
 }
 
