@@ -112,8 +112,7 @@ static void push_line(struct strv *sv, const char *fmt, ...)
 #define deciding(d, ...) (reason(d, __VA_ARGS__), (d)->why = (d)->reasons.n - 1)
 #define warning(d, ...) push_line(&(d)->warnings, __VA_ARGS__)
 
-/* Does a firmware's device tree prefix (any board's) turn memcg off? */
-static bool fw_prefix_disables(const struct decide_kernel *k)
+bool fw_prefix_disables(const struct decide_kernel *k)
 {
 	for (size_t i = 0; i <= k->fw_n_others; i++) {
 		const char *pf = i ? k->fw_others[i - 1] : k->fw_prefix;

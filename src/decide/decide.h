@@ -55,6 +55,10 @@ struct decision {
 
 /* The decision's view of a kernel: its facts with the policy's
  * [kernel GLOB] default= and accepts-cgroup-enable= applied. */
+/* Does a Raspberry Pi firmware's device tree prefix (any board's) turn
+ * memcg off? */
+bool fw_prefix_disables(const struct decide_kernel *k);
+
 void decide_kernel_init(struct decide_kernel *dk, const struct kernel *k, const struct policy *p);
 
 /* The memcg state a kernel gets from a bootloader command line (NULL or ""

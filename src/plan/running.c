@@ -38,7 +38,8 @@ static char *kernel_ignored(const struct context *ctx, const struct evaluation *
 	struct switches g = switches_of(given), p = switches_of(ctx->sys.proc_cmdline);
 	struct switches b = kd->dk.builtin_mode != BUILTIN_NONE ? switches_of(kd->dk.builtin_cmdline)
 							       : (struct switches){ false, false };
-	bool firmware = kd->k->kc.family == FAMILY_RPI_FIRMWARE;
+	/* the blob read, or where none was, the 6.12 kernels' firmware */
+	bool firmware = kd->dk.fw_prefix ? fw_prefix_disables(&kd->dk) : kd->k->kc.family == FAMILY_RPI_FIRMWARE;
 	if ((g.disable && !p.disable) || (g.enable && !p.enable))
 		return NULL; /* the booted line lacks what the configuration gives */
 	const char *layer = NULL;

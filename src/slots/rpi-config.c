@@ -46,6 +46,8 @@ struct values {
 	bool uncertain;
 };
 
+static bool blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
 static bool board_has(const struct rpi_board *b, const char *model)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(b->filters) && b->filters[i]; i++)
@@ -106,9 +108,9 @@ static int parse(const struct root *r, const char *dir, const char *path, int de
 	unsigned no = 0;
 	while (text_next_line(text, len, &pos, &line, &n)) {
 		no++;
-		while (n && strchr(" \t\r", line[0]))
+		while (n && blank(line[0]))
 			line++, n--;
-		while (n && strchr(" \t\r", line[n - 1]))
+		while (n && blank(line[n - 1]))
 			n--;
 		if (!n || line[0] == '#')
 			continue;
@@ -120,10 +122,10 @@ static int parse(const struct root *r, const char *dir, const char *path, int de
 		}
 		if (!applies(f, b))
 			continue;
-		if (n > 8 && memcmp(line, "include", 7) == 0 && strchr(" \t", line[7])) {
+		if (n > 8 && memcmp(line, "include", 7) == 0 && blank(line[7])) {
 			const char *name = line + 8;
 			size_t nl = n - 8;
-			while (nl && strchr(" \t", name[0]))
+			while (nl && blank(name[0]))
 				name++, nl--;
 			_cleanup_free_ char *rel = xstrndup(name, nl);
 			_cleanup_free_ char *inc = path_join(dir, rel);
@@ -136,11 +138,11 @@ static int parse(const struct root *r, const char *dir, const char *path, int de
 		if (!eq)
 			continue;
 		size_t kl = (size_t)(eq - line);
-		while (kl && strchr(" \t", line[kl - 1]))
+		while (kl && blank(line[kl - 1]))
 			kl--;
 		const char *val = eq + 1;
 		size_t vl = n - (size_t)(val - line);
-		while (vl && strchr(" \t", val[0]))
+		while (vl && blank(val[0]))
 			val++, vl--;
 		char **slot = kl == 9 && !memcmp(line, "os_prefix", 9)	   ? &v->os_prefix
 			      : kl == 7 && !memcmp(line, "cmdline", 7)	   ? &v->cmdline
