@@ -22,7 +22,11 @@ int rpi_firmware_read(const struct root *r, struct rpi_firmware *out)
 		return e < 0 ? e : 0;
 	for (size_t i = 0; i < c.n && !out->unreadable; i++) {
 		const struct rpi_boot *b = &c.boot[i];
-		if (!rpi_boot_counts(&c, i) || !b->dtb_path)
+		if (!rpi_boot_counts(&c, i))
+			continue;
+		if (b->uncertain_at && !out->uncertain)
+			out->uncertain = xstrdup(b->uncertain_at);
+		if (!b->dtb_path)
 			continue;
 		_cleanup_free_ char *disp = root_display(r, b->dtb_path);
 		_cleanup_free_ char *blob = NULL;
@@ -66,12 +70,13 @@ void rpi_firmware_free(struct rpi_firmware *f)
 	}
 	free(f->v);
 	free(f->unreadable);
+	free(f->uncertain);
 	memset(f, 0, sizeof(*f));
 }
 
 void rpi_firmware_to_kernels(const struct rpi_firmware *f, struct kernel_list *l)
 {
-	if (!f->present && !f->unreadable)
+	if (!f->present && !f->unreadable && !f->uncertain)
 		return;
 	_cleanup_free_ char *note = NULL;
 	if (f->unreadable) {
@@ -85,6 +90,13 @@ void rpi_firmware_to_kernels(const struct rpi_firmware *f, struct kernel_list *l
 			sb_appendf(&sb, " %s (%s): \"%s\"%s", f->v[i].boards, f->v[i].blob, f->v[i].bootargs,
 				   i + 1 < f->n ? ";" : "");
 		note = sb_take(&sb);
+	}
+	if (f->uncertain) {
+		char *more = xasprintf("%s%s%s: set in a section of config.txt whose filter the tool cannot judge "
+				       "([HDMI:0], [EDID=...], [gpio...], a serial number): taken to apply",
+				       note ? note : "", note ? "; " : "", f->uncertain);
+		free(note);
+		note = more;
 	}
 	for (size_t i = 0; i < l->n; i++) {
 		struct kernel *k = &l->k[i];

@@ -22,6 +22,7 @@ struct rpi_firmware {
 	struct rpi_prefix *v;   /* one per distinct bootargs, in the boards' order */
 	size_t n;
 	char *unreadable;       /* a blob that could not be read: why (the prefix is then not known) */
+	char *uncertain;        /* FILE:LINE of a value set under a filter the tool cannot judge */
 };
 
 /* Reads the prefix for the root. 0 or a negative exit code (printed). */

@@ -43,7 +43,7 @@ struct filter {
 struct values {
 	char *os_prefix, *cmdline, *device_tree;
 	char *at; /* where the last of them was set */
-	bool uncertain;
+	char *uncertain_at; /* where the first was set under a filter the tool cannot judge */
 };
 
 static bool blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
@@ -153,8 +153,8 @@ static int parse(const struct root *r, const char *dir, const char *path, int de
 		set(slot, val, vl);
 		free(v->at);
 		v->at = xasprintf("%s:%u", disp, no);
-		if (f->other)
-			v->uncertain = true;
+		if (f->other && !v->uncertain_at)
+			v->uncertain_at = xstrdup(v->at);
 	}
 	return 0;
 }
@@ -165,6 +165,7 @@ static void values_free(struct values *v)
 	free(v->cmdline);
 	free(v->device_tree);
 	free(v->at);
+	free(v->uncertain_at);
 }
 
 /* The live system's board, by the first compatible of its device tree. */
@@ -238,7 +239,7 @@ int rpi_config_read(const struct root *r, struct rpi_config *out)
 			}
 		}
 		bt->config_at = TAKE_PTR(v.at);
-		bt->uncertain = v.uncertain;
+		bt->uncertain_at = TAKE_PTR(v.uncertain_at);
 		values_free(&v);
 	}
 	return 0;
@@ -250,6 +251,7 @@ void rpi_config_free(struct rpi_config *c)
 		free(c->boot[i].cmdline_path);
 		free(c->boot[i].dtb_path);
 		free(c->boot[i].config_at);
+		free(c->boot[i].uncertain_at);
 	}
 	free(c->boot);
 	free(c->dir);

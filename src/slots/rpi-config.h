@@ -30,7 +30,7 @@ struct rpi_boot {
 	char *cmdline_path;  /* inside the root: DIR/PREFIX + cmdline= (cmdline.txt) */
 	char *dtb_path;      /* the blob it loads, NULL: none there (or device_tree= empty) */
 	char *config_at;     /* FILE:LINE of the os_prefix=/cmdline=/device_tree= that set them, NULL: defaults */
-	bool uncertain;      /* a filter the tool cannot judge let lines through */
+	char *uncertain_at;  /* FILE:LINE of a value set under a filter the tool cannot judge, NULL: none */
 };
 
 struct rpi_config {

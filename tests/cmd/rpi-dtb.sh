@@ -153,3 +153,13 @@ setup on "$RPI" "$FIX/configs/rpi-6.12-bcm2712.config"
 mkfifo "$root/boot/firmware/bcm2712-rpi-5-b.dtb"
 expect_exit "a FIFO for the blob: apply does not hang and takes no blob" 0 timeout 20 "$MEMCG_POLICY" --root "$root" apply
 expect_eq "a FIFO for the blob: the old assumption: cgroup_enable=memory added" "$(txt)" "$LINE cgroup_enable=memory"
+
+# ---- a filter the tool cannot judge: taken to apply, and said ---------------
+setup on "$RPI" "$FIX/configs/rpi-6.12-bcm2712.config"
+mkdir -p "$root/boot/firmware/hdmi"
+printf '[HDMI:1]\nos_prefix=hdmi/\n[all]\n' >>"$root/boot/firmware/config.txt"
+echo "$LINE" >"$root/boot/firmware/hdmi/cmdline.txt"
+foundation_blob "$root/boot/firmware/hdmi/bcm2712-rpi-5-b.dtb"
+expect_exit "[HDMI:1]: apply" 0 "$MEMCG_POLICY" --root "$root" apply
+expect_eq "[HDMI:1]: its os_prefix is taken to apply" "$(txt hdmi/cmdline.txt)" "$LINE cgroup_enable=memory"
+check "[HDMI:1]: said, with the line" grep -qE "config.txt:22: set in a section of config.txt whose filter the tool cannot judge" <<<"$ERR"
