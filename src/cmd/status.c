@@ -241,6 +241,10 @@ int cmd_status(struct context *ctx, int argc, char **argv)
 			if (u->addons.n)
 				printf(" (its own line, then %zu addon%s)", u->addons.n, u->addons.n == 1 ? "" : "s");
 			printf("\n");
+			if (u->profiles)
+				printf("  %-14s %-9s   profile @0 of %zu (the default), its line %s%s\n", "", "", u->profiles,
+				       u->profile_own ? "its own" : "the base one",
+				       u->others_own ? "; other profiles with a line of their own are not judged" : "");
 			for (size_t k = 0; log_verbosity > 0 && k < u->addons.n; k++)
 				printf("  %-14s %-9s   addon %s: %s\n", "", "", esc(u->addons.v[k]), esc(u->addon_lines.v[k]));
 		}

@@ -109,6 +109,33 @@ const struct pe_section *pe_find(const struct pe_file *pe, const char *name)
 	return NULL;
 }
 
+size_t pe_profiles(const struct pe_file *pe)
+{
+	size_t n = 0;
+	for (size_t i = pe->first_profile; i < pe->n; i++)
+		n += streq(pe->sec[i].name, ".profile");
+	return n;
+}
+
+const struct pe_section *pe_find_in_profile(const struct pe_file *pe, size_t profile, const char *name, bool *own)
+{
+	*own = false;
+	size_t seen = 0;
+	for (size_t i = pe->first_profile; i < pe->n; i++) {
+		if (!streq(pe->sec[i].name, ".profile"))
+			continue;
+		if (seen++ != profile)
+			continue;
+		for (size_t j = i + 1; j < pe->n && !streq(pe->sec[j].name, ".profile"); j++)
+			if (streq(pe->sec[j].name, name)) {
+				*own = true;
+				return &pe->sec[j];
+			}
+		break;
+	}
+	return pe_find(pe, name);
+}
+
 int pe_section_text(int fd, uint64_t size, const struct pe_section *s, size_t max, char **out, size_t *len)
 {
 	*out = NULL;

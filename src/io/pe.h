@@ -39,6 +39,16 @@ void pe_free(struct pe_file *pe);
  * .profile), NULL if none. */
 const struct pe_section *pe_find(const struct pe_file *pe, const char *name);
 
+/* How many profiles a multi-profile UKI has (its .profile sections); 0
+ * for one without. */
+size_t pe_profiles(const struct pe_file *pe);
+
+/* The section called name that profile (0, 1, ...) gives the stub: the
+ * profile's own (the sections after its .profile, up to the next), else
+ * the base one; *own says which. NULL if neither. A UKI without profiles
+ * has the base only. */
+const struct pe_section *pe_find_in_profile(const struct pe_file *pe, size_t profile, const char *name, bool *own);
+
 /* A section's text as the loader maps it: its first min(VirtualSize,
  * SizeOfRawData) bytes of the file, cut at the first NUL (the loader's
  * zero fill and C-string reading end there). More than max bytes:

@@ -233,6 +233,7 @@ static struct json_object *slot_json(const struct slot *s, const struct slot_cha
 		struct json_object *uj = json_object_new_object();
 		json_object_object_add(uj, "cmdline", str_or_null(u->own));
 		json_object_object_add(uj, "uname", str_or_null(u->uname));
+		json_object_object_add(uj, "profiles", json_object_new_int((int)u->profiles));
 		struct json_object *aa = json_object_new_array();
 		for (size_t i = 0; i < u->addons.n; i++) {
 			struct json_object *a = json_object_new_object();

@@ -65,6 +65,11 @@ struct uki_facts {
 	 * no_rebuild says why */
 	struct strv rebuild;
 	char *no_rebuild;
+	/* a multi-profile UKI: own and uname are its default profile's (@0,
+	 * its own .cmdline where it has one, else the base one) */
+	size_t profiles;          /* 0: not a multi-profile UKI */
+	bool profile_own;         /* @0 has a .cmdline of its own */
+	size_t others_own;        /* other profiles with a .cmdline of their own (not judged) */
 };
 
 struct slot {

@@ -35,6 +35,9 @@ struct pe_parts {
 	char *cmdline; /* mangled as the stub does; NULL: no .cmdline */
 	char *uname;   /* NULL: no .uname */
 	bool linux_;   /* has a .linux section (a UKI, not an addon) */
+	size_t profiles;     /* a multi-profile UKI's profiles (0: none) */
+	bool profile_own;    /* its default profile (@0) has a .cmdline of its own */
+	size_t others_own;   /* other profiles with a .cmdline of their own */
 };
 
 static void pe_parts_free(struct pe_parts *p)
@@ -69,14 +72,25 @@ static int read_parts(const struct root *r, const char *path, struct pe_parts *o
 		return e;
 	}
 	out->linux_ = pe_find(&pe, ".linux") != NULL;
+	/* a multi-profile UKI boots its first profile (@0) unless another is
+	 * chosen in the boot menu: its sections before the base ones */
+	out->profiles = pe_profiles(&pe);
+	for (size_t p = 1; p < out->profiles; p++) {
+		bool own = false;
+		(void)pe_find_in_profile(&pe, p, ".cmdline", &own);
+		out->others_own += own;
+	}
 	static const struct {
 		const char *name;
 		size_t max;
 	} want[] = { { ".cmdline", UKI_MAX_CMDLINE }, { ".uname", UKI_MAX_UNAME } };
 	for (size_t i = 0; i < ARRAY_SIZE(want) && e >= 0; i++) {
-		const struct pe_section *s = pe_find(&pe, want[i].name);
+		bool own = false;
+		const struct pe_section *s = pe_find_in_profile(&pe, 0, want[i].name, &own);
 		if (!s)
 			continue;
+		if (i == 0)
+			out->profile_own = own;
 		char *text;
 		size_t len;
 		e = pe_section_text(fd, (uint64_t)st.st_size, s, want[i].max, &text, &len);
@@ -202,6 +216,11 @@ static void find_rebuild(const struct root *r, const char *ver, struct uki_facts
 		u->no_rebuild = xstrdup("its kernel release is not known (no .uname, none in its name)");
 		return;
 	}
+	if (u->profile_own) {
+		u->no_rebuild = xstrdup("its default profile (@0) has a command line of its own, which a rebuild from "
+					"/etc/kernel/cmdline does not change");
+		return;
+	}
 	if (!tool) {
 		u->no_rebuild = xstrdup("no kernel-install to rebuild it with");
 		return;
@@ -249,6 +268,9 @@ static int facts_of(const struct root *r, const char *boot_dir, const char *path
 	struct uki_facts *u = xcalloc(1, sizeof(*u));
 	u->own = TAKE_PTR(own->cmdline);
 	u->uname = TAKE_PTR(own->uname);
+	u->profiles = own->profiles;
+	u->profile_own = own->profile_own;
+	u->others_own = own->others_own;
 	_cleanup_free_ char *global = path_join(boot_dir, "loader/addons");
 	_cleanup_free_ char *extra = xasprintf("%s.extra.d", path);
 	int e = add_addons(r, global, u->uname, u);

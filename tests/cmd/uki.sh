@@ -149,6 +149,34 @@ check "the drift names the addon" grep -q "from the addon /boot/efi/loader/addon
 json_run "status --json: the addon's UKI has no rebuild that helps" "$MEMCG_POLICY" --root "$root" status --json
 expect_eq "the UKI drifts" "$(json_slot "$OUT" "$E/$MID-$V.efi" | jq -r .state)" drift
 
+# --- 3a. multi-profile UKIs (ukify --profile, --join-profile): the stub
+# boots profile @0 by default, with its own sections where it has them,
+# else the base ones (ukify makes @0 of the base: its --cmdline is the
+# base .cmdline, and each joined profile follows with its own) ---
+# profile OUT PROFILE [CMDLINE]: a profile PE to join
+profile() {
+	ukify build --stub="$ADDON_STUB" --profile="$2" ${3:+--cmdline="$3"} --output="$1" >/dev/null 2>&1 ||
+		fail "ukify builds the profile $1"
+}
+root=$(mkuki_root)
+write_policy "$root/etc/memcg-policy.conf" <<<$'[policy]\nmode = off'
+echo "root=UUID=1234 ro quiet cgroup_disable=memory" >"$root/etc/kernel/cmdline"
+profile "$tmp/factory.efi" "ID=factory TITLE=Factory reset" "root=UUID=1234 ro systemd.unit=factory-reset.target"
+ukify build --stub="$STUB" --linux="$tmp/linux" --uname="$V" --cmdline="root=UUID=1234 ro quiet cgroup_disable=memory" \
+	--profile="ID=default TITLE=Default" --join-profile="$tmp/factory.efi" --output="$root$E/$MID-$V.efi" >/dev/null 2>&1 ||
+	fail "ukify builds a multi-profile UKI"
+check "multi-profile: ukify wrote two .profile sections" \
+	test "$(objdump -h "$root$E/$MID-$V.efi" | grep -c ' \.profile ')" -eq 2
+json_run "multi-profile: status --json" "$MEMCG_POLICY" --root "$root" status --json
+s=$(json_slot "$OUT" "$E/$MID-$V.efi")
+expect_eq "multi-profile: two profiles" "$(jq -r .uki.profiles <<<"$s")" 2
+expect_eq "multi-profile: @0 gets the base line, not the factory profile's" "$(jq -r .cmdline <<<"$s")" \
+	"root=UUID=1234 ro quiet cgroup_disable=memory"
+expect_exit "multi-profile, the base line carrying the token: in sync" 0 "$MEMCG_POLICY" --root "$root" check
+expect_exit "multi-profile: status" 0 "$MEMCG_POLICY" --root "$root" status
+check "multi-profile: status says which profile and whose line" \
+	grep -q "profile @0 of 2 (the default), its line the base one; other profiles with a line of their own are not judged" <<<"$OUT"
+
 # --- 4. /etc/kernel/cmdline created from the UKI's own line ---
 root=$(mkuki_root)
 rm "$root/etc/kernel/cmdline"

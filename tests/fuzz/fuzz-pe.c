@@ -3,6 +3,8 @@
  * the input as a file. Properties:
  *   - a table that opens has at most 96 sections; pe_find gives a
  *     section before the first .profile, with the name asked for;
+ *     pe_find_in_profile a profile's own one after the first .profile
+ *     (".profile" itself: never its own) or that base one;
  *   - a section's text is at most min(VirtualSize, SizeOfRawData) bytes,
  *     holds no NUL, and is the file's bytes at PointerToRawData;
  *   - the stub's reading of a line has no control character and no
@@ -39,6 +41,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			const struct pe_section *f = pe_find(&pe, names[k]);
 			if (f)
 				FUZZ_CHECK(streq(f->name, names[k]) && (size_t)(f - pe.sec) < pe.first_profile);
+			/* a profile's section: its own (after its .profile, before
+			 * the next) or the base one; one past the last: the base */
+			size_t np = pe_profiles(&pe);
+			for (size_t p = 0; p <= np && p < 4; p++) {
+				bool own = false;
+				const struct pe_section *g = pe_find_in_profile(&pe, p, names[k], &own);
+				FUZZ_CHECK(own ? g && streq(g->name, names[k]) && (size_t)(g - pe.sec) > pe.first_profile
+					       : g == f);
+				FUZZ_CHECK(p < np || !own);
+			}
 		}
 		for (size_t i = 0; i < pe.n; i++) {
 			const struct pe_section *s = &pe.sec[i];
