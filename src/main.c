@@ -15,20 +15,21 @@
 struct command {
 	const char *name;
 	command_fn fn;
-	const char *args;    /* synopsis of the command's own arguments */
-	const char *help;    /* one line for the overview */
-	const char *options; /* the command's options, for COMMAND --help; NULL: it prints its own */
+	const char *args;	/* synopsis of the command's own arguments */
+	const char *help;	/* one line for the overview */
+	const char *options;	/* the command's options, for COMMAND --help; NULL: it prints its own */
 	int min_args, max_args; /* how many arguments besides options, checked before it runs */
 	const char *value_opts; /* its options that take a value: " long ... -x " (space-separated) */
 	const char *args_error; /* what a wrong count says; NULL: "missing" / "unexpected argument" */
 };
 
 static const struct command commands[] = {
-	{ "status", cmd_status, "", "kernels, running state, policy, decision and every boot slot",
-	  "", 0, 0, "", NULL },
+	{ "status", cmd_status, "", "kernels, running state, policy, decision and every boot slot", "", 0, 0, "",
+	  NULL },
 	{ "decide", cmd_decide, "[--kernel VER] [--explain]", "print on or off for the default kernel (or VER)",
 	  "  --kernel VER    decide for the installed kernel VER instead of the default one\n"
-	  "  --explain       then print each rule and the file:line that set it\n", 0, 0, " kernel ", NULL },
+	  "  --explain       then print each rule and the file:line that set it\n",
+	  0, 0, " kernel ", NULL },
 	{ "apply", cmd_apply, "[--kernel VER] [--dry-run] [--no-regenerate | --regenerate] [--hook]",
 	  "make the boot configuration match the decision",
 	  "  --kernel VER    only the slots of the installed kernel VER (and the shared ones)\n"
@@ -37,7 +38,8 @@ static const struct command commands[] = {
 	  "  --regenerate    run it even where the policy would not; with --root, the\n"
 	  "                  image's, in a private mount namespace, chrooted\n"
 	  "  --hook          as a kernel hook: quiet, and a policy error is only a warning\n"
-	  "                  (unless the policy says strict = yes)\n", 0, 0, " kernel ", NULL },
+	  "                  (unless the policy says strict = yes)\n",
+	  0, 0, " kernel ", NULL },
 	{ "check", cmd_check, "[--kernel VER] [--monitoring] [--prometheus FILE] [--nfd FILE]",
 	  "compare without writing: 0 in sync, 1 drift, 5 reboot pending",
 	  "  --kernel VER    check for the installed kernel VER instead of the default one\n"
@@ -45,31 +47,33 @@ static const struct command commands[] = {
 	  "                  2 CRITICAL (drift), 3 UNKNOWN (error), as monitoring plugins\n"
 	  "  --prometheus FILE  also write node_exporter textfile metrics to FILE, atomically\n"
 	  "  --nfd FILE      also write a node-feature-discovery feature file:\n"
-	  "                  memcg-policy.memcg=on|off|pending|unknown\n", 0, 0, " kernel prometheus nfd ", NULL },
+	  "                  memcg-policy.memcg=on|off|pending|unknown\n",
+	  0, 0, " kernel prometheus nfd ", NULL },
 	{ "set", cmd_set, "on|off|auto [--no-apply | --dry-run]", "record mode= in /etc/memcg-policy.conf, then apply",
 	  "  --no-apply      only record the mode; do not apply it\n"
 	  "  --dry-run       print what it would record and the diff of every file apply\n"
-	  "                  would then change; write nothing\n", 1, 1, "", "expected one of on, off, auto" },
+	  "                  would then change; write nothing\n",
+	  1, 1, "", "expected one of on, off, auto" },
 	{ "revert", cmd_revert, "[--dry-run] [--kernel VER] [--policy] [--regenerate]",
 	  "take out every argument the tool wrote, restore what it removed",
 	  "  --dry-run       print what it would change; write nothing\n"
 	  "  --kernel VER    only the slots of the installed kernel VER\n"
 	  "  --policy        also record mode = auto, so that the policy does not put them back\n"
 	  "  --regenerate    regenerate GRUB's menu and rebuild UKIs even with --root\n"
-	  "                  (the image's own tools, in a private mount namespace)\n", 0, 0, " kernel ", NULL },
-	{ "bench", cmd_bench, "[OPTIONS] | --compare A B", "page-fault microbenchmark", NULL,
-	  0, 1, " threads size iterations save compare -t -s -i ", NULL },
+	  "                  (the image's own tools, in a private mount namespace)\n",
+	  0, 0, " kernel ", NULL },
+	{ "bench", cmd_bench, "[OPTIONS] | --compare A B", "page-fault microbenchmark", NULL, 0, 1,
+	  " threads size iterations save compare -t -s -i ", NULL },
 	{ "grub-cmdline", cmd_grub_cmdline, "[--no-add] VALUE", "plumbing for the GRUB drop-in",
 	  "  --no-add        only take out contradicting tokens (for GRUB_CMDLINE_LINUX_DEFAULT)\n", 1, 2, "",
 	  "LINUX [DEFAULT] expected (--no-add: one VALUE)" },
 };
 
-static const char global_options[] =
-	"  --root DIR      work on the tree at DIR (an image), never on the host\n"
-	"  --config FILE   read only this policy file\n"
-	"  --json          print one JSON object and nothing else on stdout\n"
-	"  -q, --quiet     print errors only\n"
-	"  -v, --verbose   say more\n";
+static const char global_options[] = "  --root DIR      work on the tree at DIR (an image), never on the host\n"
+				     "  --config FILE   read only this policy file\n"
+				     "  --json          print one JSON object and nothing else on stdout\n"
+				     "  -q, --quiet     print errors only\n"
+				     "  -v, --verbose   say more\n";
 
 static void usage(FILE *f)
 {
@@ -132,8 +136,9 @@ static int hoist_globals(struct context *ctx, int argc, char **argv)
 		int opt;
 		bool value;
 	} globals[] = {
-		{ "--root", 'r', true }, { "--config", 'c', true }, { "--json", 'j', false },
-		{ "--quiet", 'q', false }, { "-q", 'q', false }, { "--verbose", 'v', false }, { "-v", 'v', false },
+		{ "--root", 'r', true },   { "--config", 'c', true }, { "--json", 'j', false },
+		{ "--quiet", 'q', false }, { "-q", 'q', false },      { "--verbose", 'v', false },
+		{ "-v", 'v', false },
 	};
 	int out = 1;
 	int i = 1;
@@ -151,7 +156,8 @@ static int hoist_globals(struct context *ctx, int argc, char **argv)
 				taken = true;
 			} else if (a[len] == '\0' && globals[g].value) {
 				if (i + 1 >= argc) {
-					fprintf(stderr, "%s: %s: option '%s' needs a value\n", program_name, argv[0], a);
+					fprintf(stderr, "%s: %s: option '%s' needs a value\n", program_name, argv[0],
+						a);
 					return -1;
 				}
 				take_global(ctx, globals[g].opt, argv[++i]);
@@ -248,14 +254,10 @@ static void close_stdout(void)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "root", required_argument, NULL, 'r' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
+		{ "root", required_argument, NULL, 'r' }, { "config", required_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },	  { "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },	  { "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },	  { NULL, 0, NULL, 0 },
 	};
 	struct context ctx = { .root = { .fd = -1 }, .lock_fd = -1 };
 	int c;
@@ -265,7 +267,11 @@ int main(int argc, char **argv)
 	/* "+": stop at the command name; the command parses the rest. */
 	while ((c = getopt_long(argc, argv, "+qvhV", opts, NULL)) != -1) {
 		switch (c) {
-		case 'r': case 'c': case 'j': case 'q': case 'v': take_global(&ctx, c, optarg); break;
+		case 'r':
+		case 'c':
+		case 'j':
+		case 'q':
+		case 'v': take_global(&ctx, c, optarg); break;
 		case 'h': usage(stdout); return EXIT_OK;
 		case 'V': printf("memcg-policy %s\n", VERSION); return EXIT_OK;
 		default:
@@ -333,8 +339,10 @@ int main(int argc, char **argv)
 	}
 	/* a chroot is said once, where the run is read by a person */
 	if (ctx.root.chroot && !ctx.json && log_verbosity >= 0 && !streq(cmd->name, "grub-cmdline"))
-		fprintf(stderr, "%s: in a chroot: / is read as an image, not as the running system "
-				"(no running kernel, RAM from assume-ram)\n", program_name);
+		fprintf(stderr,
+			"%s: in a chroot: / is read as an image, not as the running system "
+			"(no running kernel, RAM from assume-ram)\n",
+			program_name);
 	optind = 0; /* GNU getopt: full reset for the command's own parsing */
 	int rc = cmd->fn(&ctx, sub_argc, sub_argv);
 	json_report_fallback(&ctx, cmd->name, rc);

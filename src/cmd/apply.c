@@ -51,8 +51,7 @@ static enum grub_regen_mode regen_mode(const struct apply_options *o)
 	return o->no_regenerate ? GRUB_REGEN_NEVER : o->regenerate ? GRUB_REGEN_FORCE : GRUB_REGEN_POLICY;
 }
 
-static bool menu_drifts(const struct context *ctx, const struct apply_options *o, const struct evaluation *ev,
-			size_t i)
+static bool menu_drifts(const struct context *ctx, const struct apply_options *o, const struct evaluation *ev, size_t i)
 {
 	if (grub_regen_skipped(regen_mode(o), ctx->policy.regenerate == TRI_NO, ctx->root.live))
 		return false;
@@ -81,7 +80,7 @@ static bool any_work(const struct context *ctx, const struct apply_options *o, c
 
 static int write_files(struct context *ctx, struct evaluation *ev)
 {
-	struct journal j = {0};
+	struct journal j = { 0 };
 	int r = journal_load(&ctx->root, &j);
 	if (r < 0)
 		return r;
@@ -140,8 +139,8 @@ static int write_files(struct context *ctx, struct evaluation *ev)
 			else
 				old_len = s->len;
 		}
-		journal_record(&j, s->path, s->kernel, s->exists, old, old_len, c->new_content, c->new_len,
-			       &c->added, &removed);
+		journal_record(&j, s->path, s->kernel, s->exists, old, old_len, c->new_content, c->new_len, &c->added,
+			       &removed);
 		strv_free(&removed);
 	}
 	for (size_t i = 0; i < ev->slots.n; i++)
@@ -303,7 +302,8 @@ static int ukis_left(const struct context *ctx, const struct apply_options *o, c
 		else if (o->hook)
 			diag_warn("%s: not carrying the decision: %s", disp, slot_note(s, &ev->ch[i]));
 		else
-			rc = diag_error(EXIT_DRIFT, "%s: not carrying the decision: %s", disp, slot_note(s, &ev->ch[i]));
+			rc = diag_error(EXIT_DRIFT, "%s: not carrying the decision: %s", disp,
+					slot_note(s, &ev->ch[i]));
 	}
 	return rc < 0 ? -rc : rc;
 }
@@ -352,8 +352,9 @@ static int print_dry_run_end(struct context *ctx, const struct apply_options *o,
 		bool ukis = false;
 		for (size_t i = 0; i < ev->slots.n && !ukis; i++)
 			ukis = menu_drifts(ctx, o, ev, i) && ev->slots.v[i].kind == SLOT_UKI;
-		printf("once applied and %s, next boot%s (%s): memcg %s", ukis ? "its UKIs rebuilt" : "the menu regenerated",
-		       ctx->root.live ? "" : " of the image", esc(ev->def->k->version), memcg_state_name(after));
+		printf("once applied and %s, next boot%s (%s): memcg %s",
+		       ukis ? "its UKIs rebuilt" : "the menu regenerated", ctx->root.live ? "" : " of the image",
+		       esc(ev->def->k->version), memcg_state_name(after));
 		if (before.known && before.state != after)
 			printf(" (now: %s)", memcg_state_name(before.state));
 		printf("\n");
@@ -411,7 +412,8 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 			return early_end(ctx, o, -ctx->lock_fd);
 		}
 		if (noting && root_inputs_unchanged(&ctx->root)) {
-			log_verbose("nothing the plan was made from changed before the lock was taken: the plan stands");
+			log_verbose(
+				"nothing the plan was made from changed before the lock was taken: the plan stands");
 		} else {
 			evaluation_free(&ev);
 			context_unload(ctx); /* read everything again under the lock */
@@ -497,7 +499,8 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 		if (obj) {
 			json_report_evaluation(obj, ctx, &ev);
 			struct json_object *was;
-			bool set_changed = json_object_object_get_ex(obj, "changed", &was) && json_object_get_boolean(was);
+			bool set_changed =
+				json_object_object_get_ex(obj, "changed", &was) && json_object_get_boolean(was);
 			json_report_set(obj, "changed",
 					json_object_new_boolean(changed || ran > 0 || rebuilt > 0 || set_changed));
 			json_report_set(obj, "dry_run", json_object_new_boolean(o->dry_run));
@@ -522,14 +525,11 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 int cmd_apply(struct context *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "kernel", required_argument, NULL, 'k' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "no-regenerate", no_argument, NULL, 'R' },
-		{ "regenerate", no_argument, NULL, 'G' },
-		{ "hook", no_argument, NULL, 'H' },
-		{ NULL, 0, NULL, 0 },
+		{ "kernel", required_argument, NULL, 'k' },  { "dry-run", no_argument, NULL, 'n' },
+		{ "no-regenerate", no_argument, NULL, 'R' }, { "regenerate", no_argument, NULL, 'G' },
+		{ "hook", no_argument, NULL, 'H' },	     { NULL, 0, NULL, 0 },
 	};
-	struct apply_options o = {0};
+	struct apply_options o = { 0 };
 	int c;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {

@@ -42,7 +42,8 @@ struct json_object *json_metadata(const struct bench_run *run, const char *file)
 		char *end;
 		errno = 0;
 		long long n = strtoll(v, &end, 10);
-		bool number = (streq(k, "nproc") || streq(k, "size") || streq(k, "iterations")) && *v && !*end && !errno;
+		bool number =
+			(streq(k, "nproc") || streq(k, "size") || streq(k, "iterations")) && *v && !*end && !errno;
 		json_object_object_add(o, k, number ? json_object_new_int64(n) : json_object_new_string(v));
 	}
 	return o;
@@ -50,7 +51,7 @@ struct json_object *json_metadata(const struct bench_run *run, const char *file)
 
 int do_compare(const struct context *ctx, const char *file_a, const char *file_b)
 {
-	struct bench_run a = {0}, b = {0};
+	struct bench_run a = { 0 }, b = { 0 };
 	int r = load_run(file_a, &a);
 	if (r == 0)
 		r = load_run(file_b, &b);
@@ -59,7 +60,7 @@ int do_compare(const struct context *ctx, const char *file_a, const char *file_b
 		bench_run_free(&b);
 		return -r;
 	}
-	struct strv warnings = {0};
+	struct strv warnings = { 0 };
 	bench_compare_warnings(&a, &b, &warnings);
 	for (size_t i = 0; i < warnings.n; i++)
 		diag_warn("bench --compare: %s", warnings.v[i]);

@@ -150,10 +150,10 @@ static void collect_metadata(const struct context *ctx, struct bench_run *run)
 
 struct progress {
 	bool on;
-	int width;           /* of the last line, to clear it */
-	unsigned total;      /* iterations of every thread count */
-	unsigned before;     /* those of the thread counts already run */
-	double t0;           /* when the first began (CLOCK_MONOTONIC) */
+	int width;	 /* of the last line, to clear it */
+	unsigned total;	 /* iterations of every thread count */
+	unsigned before; /* those of the thread counts already run */
+	double t0;	 /* when the first began (CLOCK_MONOTONIC) */
 };
 
 /* Called as each iteration begins: where it is, and once one is done, an
@@ -254,8 +254,8 @@ static void print_run_table(const struct bench_run *run)
 	const char *source = bench_run_get(run, "memcg-source");
 	const char *arch = bench_run_get(run, "arch");
 	printf("memcg-policy bench: page faults, in the manner of mmtests' pft\n");
-	printf("machine   %s, %s CPUs%s%s\n", bench_run_get(run, "cpu"), bench_run_get(run, "nproc"),
-	       arch ? ", " : "", arch ? arch : "");
+	printf("machine   %s, %s CPUs%s%s\n", bench_run_get(run, "cpu"), bench_run_get(run, "nproc"), arch ? ", " : "",
+	       arch ? arch : "");
 	printf("kernel    %s\n", bench_run_get(run, "kernel"));
 	printf("memcg     %s%s%s%s\n", bench_run_get(run, "memcg"), source ? " (" : "", source ? source : "",
 	       source ? ")" : "");
@@ -306,9 +306,9 @@ int do_run(const struct context *ctx, const unsigned *threads, unsigned n_thread
 		return EXIT_USAGE;
 	}
 
-	struct bench_run run = {0};
+	struct bench_run run = { 0 };
 	collect_metadata(ctx, &run);
-	struct strbuf list = {0};
+	struct strbuf list = { 0 };
 	for (unsigned i = 0; i < n_threads; i++)
 		sb_appendf(&list, "%s%u", i ? "," : "", threads[i]);
 	_cleanup_free_ char *size_s = xasprintf("%llu", size);
@@ -347,7 +347,8 @@ int do_run(const struct context *ctx, const unsigned *threads, unsigned n_thread
 				bench_spread(samples, res[i].iterations, &sp);
 				bench_run_add_metric(&run, "min", name, sp.min);
 				bench_run_add_metric(&run, "hmean", name,
-						     k == 0 ? res[i].hmean_faults_per_cpu : res[i].hmean_faults_per_sec);
+						     k == 0 ? res[i].hmean_faults_per_cpu
+							    : res[i].hmean_faults_per_sec);
 				bench_run_add_metric(&run, "stddev", name, sp.stddev);
 				bench_run_add_metric(&run, "coeffvar", name, sp.coeffvar);
 				bench_run_add_metric(&run, "max", name, sp.max);

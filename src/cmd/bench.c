@@ -143,8 +143,9 @@ int cmd_bench(struct context *ctx, int argc, char **argv)
 			free(threads);
 			threads = NULL;
 			if (!parse_thread_list(optarg, &threads, &n_threads))
-				return usage_error("bad --threads '%s': counts from 1 to 1024, each once, as 1,2,4 or 1-4",
-						   optarg);
+				return usage_error(
+					"bad --threads '%s': counts from 1 to 1024, each once, as 1,2,4 or 1-4",
+					optarg);
 			run_options = true;
 			break;
 		case 's': {
@@ -166,14 +167,9 @@ int cmd_bench(struct context *ctx, int argc, char **argv)
 			save = optarg;
 			run_options = true;
 			break;
-		case OPT_COMPARE:
-			compare = optarg;
-			break;
-		case 'h':
-			bench_usage(stdout);
-			return EXIT_OK;
-		default:
-			return bad_option("bench", opts, argc, argv);
+		case OPT_COMPARE: compare = optarg; break;
+		case 'h': bench_usage(stdout); return EXIT_OK;
+		default: return bad_option("bench", opts, argc, argv);
 		}
 	}
 

@@ -46,24 +46,24 @@ int cmd_check(struct context *ctx, int argc, char **argv)
 		case 'm': monitoring = true; break;
 		case 'P': prometheus = optarg; break;
 		case 'N': nfd = optarg; break;
-		default:
-			bad_option("check", opts, argc, argv);
-			return monitoring ? PLUGIN_UNKNOWN : EXIT_USAGE;
+		default: bad_option("check", opts, argc, argv); return monitoring ? PLUGIN_UNKNOWN : EXIT_USAGE;
 		}
 	}
 	if (!no_more_args(argc, argv))
 		return monitoring ? PLUGIN_UNKNOWN : EXIT_USAGE;
 	if (monitoring && ctx->json)
-		return -diag_error(EXIT_USAGE, "check: --monitoring prints one status line; it does not go with --json");
+		return -diag_error(EXIT_USAGE,
+				   "check: --monitoring prints one status line; it does not go with --json");
 	if (prometheus && !*prometheus)
 		return -diag_error(EXIT_USAGE, "check: --prometheus needs a file name");
 	if (nfd && !*nfd)
 		return -diag_error(EXIT_USAGE, "check: --nfd needs a file name");
-	_cleanup_evaluation_ struct evaluation ev = {0};
+	_cleanup_evaluation_ struct evaluation ev = { 0 };
 	int r = evaluate(ctx, kernel, &ev);
 	int rc = r < 0 ? -r : !ev.in_sync ? EXIT_DRIFT : ev.reboot_pending ? EXIT_REBOOT : EXIT_OK;
 	if (prometheus)
-		write_state_file(prometheus, prometheus_text(ctx, r < 0 ? NULL : &ev, rc, (long long)time(NULL)), &r, &rc);
+		write_state_file(prometheus, prometheus_text(ctx, r < 0 ? NULL : &ev, rc, (long long)time(NULL)), &r,
+				 &rc);
 	if (nfd)
 		write_state_file(nfd, nfd_feature_text(ctx, r < 0 ? NULL : &ev), &r, &rc);
 	if (monitoring) {

@@ -36,7 +36,7 @@ struct apply_options {
 	const char *kernel;
 	bool dry_run;
 	bool no_regenerate;
-	bool regenerate;   /* --regenerate: always, with --root in a private mount namespace */
+	bool regenerate; /* --regenerate: always, with --root in a private mount namespace */
 	bool hook;
 	struct json_object *report; /* --json: the object to fill (set's); NULL: apply's own */
 	/* set's: the mode was just recorded; bad input or a system failure

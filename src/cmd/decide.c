@@ -29,7 +29,7 @@ int cmd_decide(struct context *ctx, int argc, char **argv)
 	}
 	if (!no_more_args(argc, argv))
 		return EXIT_USAGE;
-	_cleanup_evaluation_ struct evaluation ev = {0};
+	_cleanup_evaluation_ struct evaluation ev = { 0 };
 	int r = evaluate(ctx, kernel, &ev);
 	if (r < 0)
 		return -r;
@@ -44,8 +44,9 @@ int cmd_decide(struct context *ctx, int argc, char **argv)
 		printf("%s\n", memcg_state_name(kd->d.state));
 		if (explain) {
 			printf("kernel: %s%s\n", esc(kd->k->version), kd->k->running ? " (running)" : "");
-			printf("config: %s\n", kd->k->config_path ? esc(kd->k->config_path)
-							 : kd->k->config_note ? kd->k->config_note : "(none)");
+			printf("config: %s\n", kd->k->config_path   ? esc(kd->k->config_path)
+					       : kd->k->config_note ? kd->k->config_note
+								    : "(none)");
 			for (size_t i = 0; i < ctx->policy.n_files; i++)
 				printf("policy file: %s\n", esc(ctx->policy.files[i]));
 			if (ctx->policy.n_files == 0)

@@ -35,7 +35,8 @@ static int load_tokens(const struct context *ctx, struct grub_tokens *t, bool *h
 				      : root_read_file(&ctx->root, GRUB_TOKENS_PATH, 64u << 10, &text, &len);
 	if (e == -ENOENT)
 		return 0;
-	_cleanup_free_ char *disp = override && *override ? xstrdup(override) : root_display(&ctx->root, GRUB_TOKENS_PATH);
+	_cleanup_free_ char *disp =
+		override && *override ? xstrdup(override) : root_display(&ctx->root, GRUB_TOKENS_PATH);
 	if (e < 0)
 		return diag_error(EXIT_SYSTEM, "%s: cannot read: %s", disp, strerror(-e));
 	unsigned bad;
@@ -63,7 +64,7 @@ static void say_taken_out(const char *var, const char *before, const char *after
 	struct cmdline b, a;
 	cmdline_split(before, strlen(before), &b);
 	cmdline_split(after, strlen(after), &a);
-	struct strbuf sb = {0};
+	struct strbuf sb = { 0 };
 	for (size_t i = 0; i < b.n; i++) {
 		const char *t = b.line + b.tok[i].start;
 		size_t n = b.tok[i].len;
@@ -75,7 +76,8 @@ static void say_taken_out(const char *var, const char *before, const char *after
 		for (size_t j = 0; j < a.n && name; j++) {
 			_cleanup_free_ char *an = cmdline_token_name(&a, j);
 			const char *at = a.line + a.tok[j].start;
-			if (an && param_name_eq(an, strlen(an), name, strlen(name)) && !has_token(&b, at, a.tok[j].len)) {
+			if (an && param_name_eq(an, strlen(an), name, strlen(name)) &&
+			    !has_token(&b, at, a.tok[j].len)) {
 				sb_appendf(&sb, " (%.*s left)", (int)a.tok[j].len, at);
 				break;
 			}
@@ -112,7 +114,8 @@ static int filter_within(struct grub_tokens *t, const char *lin, const char *def
 	if (r < 0 || !t->limit)
 		return r;
 	if (grows_past(lin, def, *lo, *dout, t->limit)) {
-		diag_warn("grub-cmdline: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT with the recorded decision would "
+		diag_warn("grub-cmdline: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT with the recorded decision "
+			  "would "
 			  "be longer than the %zu bytes the menu's kernels keep: nothing added, only taken out (memcg "
 			  "may not be as decided: see memcg-policy check)",
 			  t->limit);
@@ -125,7 +128,8 @@ static int filter_within(struct grub_tokens *t, const char *lin, const char *def
 	}
 	size_t before = strlen(lin) + 1 + strlen(def);
 	if (before > t->limit)
-		diag_warn("grub-cmdline: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT are %zu bytes, longer than the "
+		diag_warn("grub-cmdline: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT are %zu bytes, longer than "
+			  "the "
 			  "%zu the menu's kernels keep: the end of the line is lost at boot",
 			  before, t->limit);
 	return 0;
@@ -166,9 +170,10 @@ int cmd_grub_cmdline(struct context *ctx, int argc, char **argv)
 		r = filter_within(&t, lin, def, &lo, &dout);
 		grub_tokens_free(&t);
 		if (r < 0) {
-			return -diag_error(EXIT_BADINPUT, "grub-cmdline: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT "
-						      "cannot be edited safely (a line break, or a quote left open across "
-						      "them on a memcg argument): left unchanged");
+			return -diag_error(EXIT_BADINPUT,
+					   "grub-cmdline: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT "
+					   "cannot be edited safely (a line break, or a quote left open across "
+					   "them on a memcg argument): left unchanged");
 		}
 	} else {
 		lo = xstrdup(lin);

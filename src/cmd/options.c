@@ -23,8 +23,8 @@ static const struct option *long_option(const struct option *opts, const char *a
 int bad_option(const char *cmd, const struct option *opts, int argc, char **argv)
 {
 	const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : NULL;
-	_cleanup_free_ char *hint = cmd ? xasprintf("see %s %s --help", program_name, cmd)
-					: xasprintf("see %s --help", program_name);
+	_cleanup_free_ char *hint =
+		cmd ? xasprintf("see %s %s --help", program_name, cmd) : xasprintf("see %s --help", program_name);
 	_cleanup_free_ char *where = cmd ? xasprintf("%s: ", cmd) : xstrdup("");
 	if (arg && startswith(arg, "--")) {
 		const struct option *o = long_option(opts, arg + 2);

@@ -288,10 +288,13 @@ static int tell_reapply(struct context *ctx, struct json_object *obj, bool dry_r
 	} else if (log_verbosity >= 0 && !dry_run) {
 		const struct kernel_decision *kd = ev.def;
 		if (ev.in_sync || !kd)
-			printf("the policy adds nothing back: the next kernel update leaves the boot configuration as it is now\n");
+			printf("the policy adds nothing back: the next kernel update leaves the boot configuration as "
+			       "it is now\n");
 		else
-			printf("the policy (mode = %s) still decides memcg %s for %s: the next kernel update or apply puts its "
-			       "arguments back; to stop that, run memcg-policy revert --policy (records mode = auto, which "
+			printf("the policy (mode = %s) still decides memcg %s for %s: the next kernel update or apply "
+			       "puts its "
+			       "arguments back; to stop that, run memcg-policy revert --policy (records mode = auto, "
+			       "which "
 			       "keeps the configuration as it is when nothing needs memcg and otherwise = keep)\n",
 			       policy_mode_name(kd->d.mode), memcg_state_name(kd->d.state), kd->k->version);
 	}
@@ -351,4 +354,3 @@ int cmd_revert(struct context *ctx, int argc, char **argv)
 	}
 	return r < 0 ? -r : EXIT_OK;
 }
-

@@ -55,7 +55,7 @@ static int find_target(struct context *ctx, struct target *t)
 		int e = errno;
 		if (e == ENOENT)
 			return diag_error(EXIT_BADINPUT, "%s: a symbolic link to a missing file: not written",
-				      ctx->config_path);
+					  ctx->config_path);
 		return diag_error(EXIT_SYSTEM, "%s: %s", ctx->config_path, strerror(e));
 	}
 	t->via_link = S_ISLNK(st.st_mode);
@@ -176,7 +176,7 @@ static bool overridden(struct context *ctx, const struct evaluation *ev, const c
 		_cleanup_free_ char *where =
 			origin_str(ks && (int)ks->mode != want ? &ks->mode_origin : &ctx->policy.mode_origin);
 		diag_warn("mode = %s %s, but %s sets mode = %s for %s", mode, recorded, where,
-			    policy_mode_name(kd->d.mode), kd->k->version);
+			  policy_mode_name(kd->d.mode), kd->k->version);
 		any = true;
 	}
 	if (any)
@@ -191,8 +191,8 @@ static struct json_object *set_report(struct context *ctx, bool writes, bool exi
 {
 	struct json_object *obj = json_report_new(ctx, "set");
 	if (writes)
-		json_report_file(obj, ctx->config_path ? ctx->config_path : ADMIN_POLICY, exists ? "changed" : "created",
-				 NULL, NULL);
+		json_report_file(obj, ctx->config_path ? ctx->config_path : ADMIN_POLICY,
+				 exists ? "changed" : "created", NULL, NULL);
 	json_report_set(obj, "changed", json_object_new_boolean(writes));
 	return obj;
 }
@@ -299,13 +299,15 @@ int cmd_set(struct context *ctx, int argc, char **argv)
 	if (r < 0 || over || no_apply) {
 		if (obj && r >= 0)
 			json_report_evaluation(obj, ctx, &ev);
-		int code = r < 0 ? (wrote && (r == -EXIT_BADINPUT || r == -EXIT_SYSTEM) ? EXIT_RECORDED : -r)
-			   : over ? EXIT_DRIFT : EXIT_OK;
+		int code = r < 0  ? (wrote && (r == -EXIT_BADINPUT || r == -EXIT_SYSTEM) ? EXIT_RECORDED : -r)
+			   : over ? EXIT_DRIFT
+				  : EXIT_OK;
 		if (obj)
 			return json_report_emit(obj, code);
 		if (code == EXIT_RECORDED && log_verbosity >= 0)
 			printf("mode = %s is recorded, but not applied: the boot configuration is as it was (see the "
-			       "error)\n", mode);
+			       "error)\n",
+			       mode);
 		if (!over && r >= 0 && log_verbosity >= 0)
 			printf("not applied yet (--no-apply): memcg-policy apply makes the boot configuration match\n");
 		return code;

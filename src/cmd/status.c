@@ -33,7 +33,9 @@ static void print_kernel(const struct evaluation *ev, const struct kernel_decisi
 		       esc(k->version));
 		return;
 	}
-	printf("    config:        %s\n", k->config_path ? esc(k->config_path) : k->config_note ? k->config_note : "(none)");
+	printf("    config:        %s\n", k->config_path   ? esc(k->config_path)
+					  : k->config_note ? k->config_note
+							   : "(none)");
 	if (!kd->dk.memcg_built)
 		printf("    memcg:         not built\n");
 	else
@@ -44,8 +46,9 @@ static void print_kernel(const struct evaluation *ev, const struct kernel_decisi
 	if (kd->dk.builtin_cmdline)
 		printf("    built-in line: \"%s\" (%s)\n", kd->dk.builtin_cmdline, builtin_where(kd->dk.builtin_mode));
 	if (kd->dk.fw_prefix)
-		printf("    firmware line: %s%s%s (%s: /chosen/bootargs, before cmdline.txt)\n", *kd->dk.fw_prefix ? "\"" : "",
-		       *kd->dk.fw_prefix ? esc(kd->dk.fw_prefix) : "none", *kd->dk.fw_prefix ? "\"" : "", esc(kd->dk.fw_blob));
+		printf("    firmware line: %s%s%s (%s: /chosen/bootargs, before cmdline.txt)\n",
+		       *kd->dk.fw_prefix ? "\"" : "", *kd->dk.fw_prefix ? esc(kd->dk.fw_prefix) : "none",
+		       *kd->dk.fw_prefix ? "\"" : "", esc(kd->dk.fw_blob));
 	printf("    decision:      %s%s (mode %s)\n", memcg_state_name(kd->d.state), kd->d.keep ? ", keep" : "",
 	       policy_mode_name(kd->d.mode));
 	for (size_t i = 0; i < kd->d.add.n; i++)
@@ -107,8 +110,9 @@ static void print_headline(const struct context *ctx, const struct evaluation *e
 	       nb.known ? state_upper(nb.state) : "unknown", style_end());
 	_cleanup_free_ char *problem = NULL;
 	if (def->unknown)
-		problem = xasprintf("no kernel config for %s: [kernel %s] default = on (or off) in the policy decides it",
-				    def->k->version, def->k->version);
+		problem =
+			xasprintf("no kernel config for %s: [kernel %s] default = on (or off) in the policy decides it",
+				  def->k->version, def->k->version);
 	else if (not_carried)
 		problem = xstrdup(not_carried);
 	else if (ev->kernel_ignored && !nb.ignored)
@@ -127,8 +131,8 @@ static void print_headline(const struct context *ctx, const struct evaluation *e
 		printf(" \u2014 %s\n", esc(why));
 	/* where the boot configuration does not carry it: the decision */
 	if (!in_sync && !def->unknown)
-		printf("Decided: %smemcg %s%s \u2014 %s\n", style_begin(STYLE_STATE), state_upper(d->state), style_end(),
-		       esc(why));
+		printf("Decided: %smemcg %s%s \u2014 %s\n", style_begin(STYLE_STATE), state_upper(d->state),
+		       style_end(), esc(why));
 	if (ctx->root.live) {
 		if (!nb.running_known)
 			printf("Running: memcg unknown (no cgroup information)\n");
@@ -137,11 +141,12 @@ static void print_headline(const struct context *ctx, const struct evaluation *e
 			       style_begin(STYLE_STATE), state_upper(nb.running), style_end(), style_begin(STYLE_BAD),
 			       style_end(), esc(ev->kernel_ignored));
 		else
-			printf("Running: %smemcg %s%s \u2014 %s%s%s\n", style_begin(STYLE_STATE), state_upper(nb.running),
-			       style_end(), style_begin(nb.reboot_needed ? STYLE_WARN : STYLE_GOOD),
+			printf("Running: %smemcg %s%s \u2014 %s%s%s\n", style_begin(STYLE_STATE),
+			       state_upper(nb.running), style_end(),
+			       style_begin(nb.reboot_needed ? STYLE_WARN : STYLE_GOOD),
 			       nb.reboot_needed ? "reboot needed" : "no reboot needed", style_end());
 	}
-	struct strv said = {0}; /* a warning every kernel gives, once */
+	struct strv said = { 0 }; /* a warning every kernel gives, once */
 	for (size_t i = 0; i < ev->n_kd; i++)
 		for (size_t j = 0; j < ev->kd[i].d.warnings.n; j++) {
 			const char *w = ev->kd[i].d.warnings.v[j];
@@ -164,7 +169,7 @@ int cmd_status(struct context *ctx, int argc, char **argv)
 	/* shown with the rest, one short error each (not for --json, whose
 	 * kernels[] has no unknown default) */
 	ctx->configs_may_be_missing = !ctx->json;
-	_cleanup_evaluation_ struct evaluation ev = {0};
+	_cleanup_evaluation_ struct evaluation ev = { 0 };
 	int r = evaluate(ctx, NULL, &ev);
 	if (r < 0)
 		return -r;
@@ -177,7 +182,9 @@ int cmd_status(struct context *ctx, int argc, char **argv)
 	_cleanup_free_ char *not_carried = not_carried_text(ctx, &ev);
 	print_headline(ctx, &ev, not_carried);
 	printf("Root: %s%s\n", esc(ctx->root.path),
-	       ctx->root.live ? " (live system)" : ctx->root.chroot ? " (a chroot: read as an image)" : "");
+	       ctx->root.live	  ? " (live system)"
+	       : ctx->root.chroot ? " (a chroot: read as an image)"
+				  : "");
 	/* long lists folded (-v: everything): the default and the running
 	 * kernel in full, the others a line each; slots that are in sync
 	 * after the first few counted */
@@ -229,8 +236,8 @@ int cmd_status(struct context *ctx, int argc, char **argv)
 			folded++;
 			continue;
 		}
-		printf("  %-14s %-9s %s%s%s%s\n", slot_kind_name(s->kind), state, esc(s->path),
-		       s->kernel ? " [" : "", s->kernel ? esc(s->kernel) : "", s->kernel ? "]" : "");
+		printf("  %-14s %-9s %s%s%s%s\n", slot_kind_name(s->kind), state, esc(s->path), s->kernel ? " [" : "",
+		       s->kernel ? esc(s->kernel) : "", s->kernel ? "]" : "");
 		if (slot_note(s, &ev.ch[i]))
 			printf("  %-14s %-9s   %s\n", "", "", esc(slot_note(s, &ev.ch[i])));
 		/* a UKI's line is in no file an admin edits: shown, and with
@@ -242,11 +249,12 @@ int cmd_status(struct context *ctx, int argc, char **argv)
 				printf(" (its own line, then %zu addon%s)", u->addons.n, u->addons.n == 1 ? "" : "s");
 			printf("\n");
 			if (u->profiles)
-				printf("  %-14s %-9s   profile @0 of %zu (the default), its line %s%s\n", "", "", u->profiles,
-				       u->profile_own ? "its own" : "the base one",
+				printf("  %-14s %-9s   profile @0 of %zu (the default), its line %s%s\n", "", "",
+				       u->profiles, u->profile_own ? "its own" : "the base one",
 				       u->others_own ? "; other profiles with a line of their own are not judged" : "");
 			for (size_t k = 0; log_verbosity > 0 && k < u->addons.n; k++)
-				printf("  %-14s %-9s   addon %s: %s\n", "", "", esc(u->addons.v[k]), esc(u->addon_lines.v[k]));
+				printf("  %-14s %-9s   addon %s: %s\n", "", "", esc(u->addons.v[k]),
+				       esc(u->addon_lines.v[k]));
 		}
 	}
 	if (folded)

@@ -18,9 +18,7 @@ int commit_changes(const struct root *r, const struct file_change *changes, size
 			continue;
 		}
 		switch (slot_kind_writes(c->kind)) {
-		case SLOT_WRITES_FILE:
-			txn_add(&t, c->path, c->data, c->len, c->mode ? c->mode : 0644);
-			break;
+		case SLOT_WRITES_FILE: txn_add(&t, c->path, c->data, c->len, c->mode ? c->mode : 0644); break;
 		case SLOT_WRITES_KERNELOPTS: {
 			size_t blen;
 			_cleanup_free_ char *block = grub_kernelopts_block(r, c->path, c->data, &blen, &e);
@@ -28,8 +26,7 @@ int commit_changes(const struct root *r, const struct file_change *changes, size
 				txn_add(&t, c->path, block, blen, 0644);
 			break;
 		}
-		case SLOT_WRITES_NOTHING:
-			break;
+		case SLOT_WRITES_NOTHING: break;
 		}
 	}
 	if (e >= 0)

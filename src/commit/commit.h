@@ -17,7 +17,7 @@ struct file_change {
 	enum slot_kind kind; /* how it is written (slot_kind_writes) */
 	const char *data;    /* the new content (grubenv: the kernelopts value); NULL: delete */
 	size_t len;
-	mode_t mode;         /* for a new file (0: 0644) */
+	mode_t mode; /* for a new file (0: 0644) */
 };
 
 /* Writes changes[0..n) and the journal (journal_text, NULL: the journal

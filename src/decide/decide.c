@@ -29,8 +29,8 @@ const char *memcg_state_name(enum memcg_state s) { return s == STATE_ON ? "on" :
 static char *effective_cmdline(const struct decide_kernel *k, const char *cmdline)
 {
 	const char *b = k->builtin_cmdline ? k->builtin_cmdline : "";
-	_cleanup_free_ char *joined = k->fw_prefix && *k->fw_prefix ? xasprintf("%s %s", k->fw_prefix, cmdline ? cmdline : "")
-								 : NULL;
+	_cleanup_free_ char *joined =
+		k->fw_prefix && *k->fw_prefix ? xasprintf("%s %s", k->fw_prefix, cmdline ? cmdline : "") : NULL;
 	const char *c = joined ? joined : cmdline ? cmdline : "";
 	switch (k->builtin_mode) {
 	case BUILTIN_PREPEND: return xasprintf("%s %s", b, c);
@@ -78,15 +78,14 @@ enum memcg_state cmdline_memcg_state(const struct decide_kernel *k, const char *
 		else if (any_disable)
 			state = STATE_OFF;
 		break;
-	case RULE_LAST_WINS:
-		break;
+	case RULE_LAST_WINS: break;
 	}
 	return state;
 }
 
 static char *add_joined(const struct strv *add)
 {
-	struct strbuf sb = {0};
+	struct strbuf sb = { 0 };
 	for (size_t i = 0; i < add->n; i++) {
 		if (i)
 			sb_appendc(&sb, ' ');
@@ -144,8 +143,7 @@ static bool state_somewhere(const struct decide_kernel *k, const char *line, enu
 }
 
 /* Tokens for a wanted state. */
-static void want_state(const struct policy *p, const struct decide_kernel *k, enum memcg_state want,
-		       struct decision *d)
+static void want_state(const struct policy *p, const struct decide_kernel *k, enum memcg_state want, struct decision *d)
 {
 	if (want == STATE_ON) {
 		strv_pushdup(&d->remove, TOK_DISABLE);
@@ -153,8 +151,9 @@ static void want_state(const struct policy *p, const struct decide_kernel *k, en
 			if (k->accepts_enable)
 				strv_pushdup(&d->add, TOK_ENABLE);
 			else if (!fw_prefix_disables(k)) {
-				warning(d, "%s: memcg is off by default and this kernel has no cgroup_enable= parameter: "
-					   "it cannot be turned on from the boot loader",
+				warning(d,
+					"%s: memcg is off by default and this kernel has no cgroup_enable= parameter: "
+					"it cannot be turned on from the boot loader",
 					k->release);
 				/* off by its default (not by a built-in line, where
 				 * no parameter could help): the parameter would */
@@ -164,15 +163,18 @@ static void want_state(const struct policy *p, const struct decide_kernel *k, en
 		_cleanup_free_ char *line = add_joined(&d->add);
 		bool still_off = state_somewhere(k, line, STATE_OFF);
 		if (still_off && fw_prefix_disables(k) && k->builtin_mode != BUILTIN_OVERRIDE) {
-			warning(d, "%s: the Raspberry Pi firmware puts cgroup_disable=memory before cmdline.txt (%s: "
-				   "/chosen/bootargs) and this kernel cannot turn memcg back on after it (%s)",
+			warning(d,
+				"%s: the Raspberry Pi firmware puts cgroup_disable=memory before cmdline.txt (%s: "
+				"/chosen/bootargs) and this kernel cannot turn memcg back on after it (%s)",
 				k->release, k->fw_blob ? k->fw_blob : "its device tree",
 				k->accepts_enable ? "a cgroup_disable=memory wins" : "no cgroup_enable= parameter");
 			/* no line of cmdline.txt can: a blob without it, or a
 			 * kernel that takes the last switch, would */
 			d->unmeetable = d->unmeetable_fw = true;
 		} else if (k->accepts_enable && still_off && !(k->builtin_mode == BUILTIN_OVERRIDE)) {
-			warning(d, "%s: the built-in command line turns memcg off and the boot loader cannot turn it back on",
+			warning(d,
+				"%s: the built-in command line turns memcg off and the boot loader cannot turn it back "
+				"on",
 				k->release);
 		}
 		if (p->accounting == ACCOUNTING_LITE) {
@@ -188,12 +190,14 @@ static void want_state(const struct policy *p, const struct decide_kernel *k, en
 			strv_pushdup(&d->add, TOK_DISABLE);
 		_cleanup_free_ char *line = add_joined(&d->add);
 		if (cmdline_memcg_state(k, line) == STATE_ON && k->builtin_mode != BUILTIN_OVERRIDE)
-			warning(d, "%s: the built-in command line turns memcg on and the boot loader cannot turn it off",
+			warning(d,
+				"%s: the built-in command line turns memcg on and the boot loader cannot turn it off",
 				k->release);
 	}
 	if (k->builtin_mode == BUILTIN_OVERRIDE)
-		warning(d, "%s ignores the boot loader's arguments (CONFIG_CMDLINE_OVERRIDE / CONFIG_CMDLINE_FORCE): "
-			   "only its built-in command line counts",
+		warning(d,
+			"%s ignores the boot loader's arguments (CONFIG_CMDLINE_OVERRIDE / CONFIG_CMDLINE_FORCE): "
+			"only its built-in command line counts",
 			k->release);
 	_cleanup_free_ char *line = add_joined(&d->add);
 	d->state = cmdline_memcg_state(k, line);
@@ -207,7 +211,7 @@ static void needs_warning(const struct system_facts *sys, struct decision *d)
 	const struct strv *v = sys->programs.n ? &sys->programs : &sys->units;
 	if (v->n == 0)
 		return;
-	struct strbuf sb = {0};
+	struct strbuf sb = { 0 };
 	for (size_t i = 0; i < v->n && i < 3; i++)
 		sb_appendf(&sb, "%s%s", i ? ", " : "", v->v[i]);
 	if (v->n > 3)
@@ -234,16 +238,16 @@ void decide(const struct policy *p, const struct decide_kernel *k, const struct 
 
 	const struct policy_kernel_section *ksec = policy_kernel_default(p, k->release);
 	reason(d, "kernel default: memcg %s (%s%s%s)", k->default_state == MEMCG_DEFAULT_ON ? "on" : "off",
-	       k->default_reason ? k->default_reason : "config",
-	       ksec ? ", " : "", ksec ? origin_str_static(&ksec->default_origin) : "");
+	       k->default_reason ? k->default_reason : "config", ksec ? ", " : "",
+	       ksec ? origin_str_static(&ksec->default_origin) : "");
 	ksec = policy_kernel_accepts(p, k->release);
 	reason(d, "cgroup_enable=memory: %s (%s%s%s)", k->accepts_enable ? "accepted" : "not accepted",
 	       k->accepts_reason ? k->accepts_reason : "config", ksec ? ", " : "",
 	       ksec ? origin_str_static(&ksec->accepts_enable_origin) : "");
 	if (k->builtin_cmdline && k->builtin_mode != BUILTIN_NONE)
 		reason(d, "built-in command line: \"%s\" (%s)", k->builtin_cmdline,
-		       k->builtin_mode == BUILTIN_PREPEND ? "before the boot loader's"
-		       : k->builtin_mode == BUILTIN_APPEND ? "after the boot loader's"
+		       k->builtin_mode == BUILTIN_PREPEND    ? "before the boot loader's"
+		       : k->builtin_mode == BUILTIN_APPEND   ? "after the boot loader's"
 		       : k->builtin_mode == BUILTIN_OVERRIDE ? "the boot loader's is ignored"
 							     : "used only when the boot loader passes none");
 	if (k->fw_prefix)
@@ -252,8 +256,9 @@ void decide(const struct policy *p, const struct decide_kernel *k, const struct 
 	if (k->fw_note)
 		warning(d, "%s: %s", k->release, k->fw_note);
 	if (!k->memcg_built) {
-		warning(d, "%s: memcg is not built into this kernel (%s): it is off whatever "
-			   "the command line says",
+		warning(d,
+			"%s: memcg is not built into this kernel (%s): it is off whatever "
+			"the command line says",
 			k->release, k->not_built_reason ? k->not_built_reason : "# CONFIG_MEMCG is not set");
 		deciding(d, "memcg not built into %s: off", k->release);
 		d->state = STATE_OFF;
@@ -269,29 +274,32 @@ void decide(const struct policy *p, const struct decide_kernel *k, const struct 
 	case MODE_AUTO: {
 		if (sys && sys->programs.n) {
 			deciding(d, "auto: a program that needs memcg is installed: %s (needs-memcg, %s)",
-			       sys->programs.v[0], origin_str_static(&p->needs_memcg_origin));
+				 sys->programs.v[0], origin_str_static(&p->needs_memcg_origin));
 			want = STATE_ON;
 			break;
 		}
 		if (sys && sys->units.n) {
-			deciding(d, "auto: a systemd unit sets a memory directive: %s (needs-memcg-units, %s)", sys->units.v[0],
-			       origin_str_static(&p->needs_memcg_units_origin));
+			deciding(d, "auto: a systemd unit sets a memory directive: %s (needs-memcg-units, %s)",
+				 sys->units.v[0], origin_str_static(&p->needs_memcg_units_origin));
 			want = STATE_ON;
 			break;
 		}
-		reason(d, "auto: no program in needs-memcg is installed%s", p->needs_memcg_units ? " and no unit sets a memory directive" : "");
+		reason(d, "auto: no program in needs-memcg is installed%s",
+		       p->needs_memcg_units ? " and no unit sets a memory directive" : "");
 		if (p->has_min_ram) {
 			if (sys && sys->have_ram) {
 				if (sys->ram < p->min_ram) {
-					deciding(d, "auto: RAM %lluM (%s) is below min-ram %lluM (%s): off", sys->ram >> 20,
-					       sys->ram_source, p->min_ram >> 20, origin_str_static(&p->min_ram_origin));
+					deciding(d, "auto: RAM %lluM (%s) is below min-ram %lluM (%s): off",
+						 sys->ram >> 20, sys->ram_source, p->min_ram >> 20,
+						 origin_str_static(&p->min_ram_origin));
 					want = STATE_OFF;
 					break;
 				}
-				reason(d, "auto: RAM %lluM (%s) is not below min-ram %lluM (%s)", sys->ram >> 20, sys->ram_source,
-				       p->min_ram >> 20, origin_str_static(&p->min_ram_origin));
+				reason(d, "auto: RAM %lluM (%s) is not below min-ram %lluM (%s)", sys->ram >> 20,
+				       sys->ram_source, p->min_ram >> 20, origin_str_static(&p->min_ram_origin));
 			} else {
-				reason(d, "auto: min-ram is set (%s) but the RAM is unknown (set assume-ram for images)",
+				reason(d,
+				       "auto: min-ram is set (%s) but the RAM is unknown (set assume-ram for images)",
 				       origin_str_static(&p->min_ram_origin));
 			}
 		}
@@ -306,14 +314,15 @@ void decide(const struct policy *p, const struct decide_kernel *k, const struct 
 			break;
 		case OTHERWISE_KERNEL:
 			deciding(d, "auto: otherwise = kernel (%s): the kernel's own default, without our arguments",
-			       origin_str_static(&p->otherwise_origin));
+				 origin_str_static(&p->otherwise_origin));
 			strv_pushdup(&d->remove, TOK_DISABLE);
 			strv_pushdup(&d->remove, TOK_ENABLE);
 			d->state = cmdline_memcg_state(k, "");
 			return;
 		case OTHERWISE_KEEP:
-			deciding(d, "auto: otherwise = keep (%s): no opinion, the configured arguments stay as they are",
-			       origin_str_static(&p->otherwise_origin));
+			deciding(d,
+				 "auto: otherwise = keep (%s): no opinion, the configured arguments stay as they are",
+				 origin_str_static(&p->otherwise_origin));
 			d->keep = true;
 			d->state = cmdline_memcg_state(k, configured);
 			return;

@@ -17,18 +17,18 @@ struct decide_kernel {
 	const char *release;
 	bool memcg_built;
 	enum memcg_default default_state;
-	const char *default_reason;      /* why: config marker, family, or policy override */
-	const char *not_built_reason;    /* memcg not built: the config's lines that show it */
+	const char *default_reason;   /* why: config marker, family, or policy override */
+	const char *not_built_reason; /* memcg not built: the config's lines that show it */
 	enum memcg_rule rule;
 	bool accepts_enable;
 	const char *accepts_reason;
-	const char *builtin_cmdline;     /* may be NULL */
+	const char *builtin_cmdline; /* may be NULL */
 	enum builtin_cmdline_mode builtin_mode;
 	/* the Raspberry Pi firmware's device tree prefix, put before the
 	 * boot loader's line (facts/rpi-firmware.h); NULL: none known */
 	const char *fw_prefix;
-	const char *fw_blob;             /* the blob it is read from */
-	const char *fw_note;             /* boards that differ, a blob not read: NULL if none */
+	const char *fw_blob; /* the blob it is read from */
+	const char *fw_note; /* boards that differ, a blob not read: NULL if none */
 	/* other boards' prefixes, where they differ: the tokens are chosen
 	 * to serve them too */
 	char *const *fw_others;
@@ -36,20 +36,20 @@ struct decide_kernel {
 };
 
 struct decision {
-	enum memcg_state state;     /* what the kernel will run with */
-	bool keep;                  /* no opinion: nothing added or removed */
-	enum policy_mode mode;      /* the mode that applied (after [kernel] sections) */
-	struct strv add;            /* tokens that must be present, "cgroup_disable=memory" */
-	struct strv remove;         /* "name=item" that must be absent */
-	struct strv reasons;        /* "rule: why (FILE:LINE)" lines for --explain */
-	size_t why;                 /* the reason that decided: an index into reasons
+	enum memcg_state state; /* what the kernel will run with */
+	bool keep;		/* no opinion: nothing added or removed */
+	enum policy_mode mode;	/* the mode that applied (after [kernel] sections) */
+	struct strv add;	/* tokens that must be present, "cgroup_disable=memory" */
+	struct strv remove;	/* "name=item" that must be absent */
+	struct strv reasons;	/* "rule: why (FILE:LINE)" lines for --explain */
+	size_t why;		/* the reason that decided: an index into reasons
 				     * (status's headline); 0, the mode's, by default */
 	struct strv warnings;
-	size_t line_limit;          /* GRUB's: bytes of the line the menu's kernels
+	size_t line_limit;  /* GRUB's: bytes of the line the menu's kernels
 				     * keep (0 unknown; grub_decision) */
-	bool unmeetable;            /* on asked, off by default, no cgroup_enable= known: the
+	bool unmeetable;    /* on asked, off by default, no cgroup_enable= known: the
 				     * planner makes it an error naming accepts-cgroup-enable */
-	bool unmeetable_fw;         /* unmeetable because of the Raspberry Pi firmware's
+	bool unmeetable_fw; /* unmeetable because of the Raspberry Pi firmware's
 				     * device tree prefix (decide_kernel.fw_blob) */
 };
 
@@ -67,14 +67,14 @@ enum memcg_state cmdline_memcg_state(const struct decide_kernel *k, const char *
 
 /* Decide. configured is the command line the current boot configuration
  * gives this kernel (used for otherwise=keep; NULL if unknown). */
-void decide(const struct policy *p, const struct decide_kernel *k,
-	    const struct system_facts *sys, const char *configured, struct decision *out);
+void decide(const struct policy *p, const struct decide_kernel *k, const struct system_facts *sys,
+	    const char *configured, struct decision *out);
 void decision_free(struct decision *d);
 const char *memcg_state_name(enum memcg_state s);
 
 /* A kernel with its facts for decide() and the decision taken. */
 struct kernel_decision {
-	struct kernel *k;        /* borrowed from ctx->kernels */
+	struct kernel *k; /* borrowed from ctx->kernels */
 	struct decide_kernel dk;
 	struct decision d;
 	/* its config found nowhere (status only: context's

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <unistd.h>
 
-
 #include "lib/diag.h"
 #include "lib/util.h"
 
@@ -38,8 +37,10 @@ static int load_kernels(struct context *ctx, const char *only_kernel)
 	rpi_firmware_to_kernels(&fw, &ctx->kernels);
 	rpi_firmware_free(&fw);
 	if (ctx->kernels.n == 0)
-		return diag_error(EXIT_BADINPUT, "%s: no kernel found (no lib/modules/VER, boot/vmlinuz-VER, usr/lib/modules/VER/vmlinuz)",
-			      ctx->root.path);
+		return diag_error(
+			EXIT_BADINPUT,
+			"%s: no kernel found (no lib/modules/VER, boot/vmlinuz-VER, usr/lib/modules/VER/vmlinuz)",
+			ctx->root.path);
 	return 0;
 }
 

@@ -11,15 +11,15 @@
 
 struct context {
 	/* global options */
-	const char *root_path;   /* --root, NULL on the live system */
+	const char *root_path;	 /* --root, NULL on the live system */
 	const char *config_path; /* --config */
 	bool json;
-	int lock_fd;             /* held lock (facts/journal.h lock_take), -1 if none */
+	int lock_fd; /* held lock (facts/journal.h lock_take), -1 if none */
 
-	struct root root;        /* opened by main before any command */
+	struct root root; /* opened by main before any command */
 	struct policy policy;
-	bool policy_loaded;      /* allocated: context_unload frees it */
-	int policy_result;       /* what loading it gave (0 or -exit code) */
+	bool policy_loaded; /* allocated: context_unload frees it */
+	int policy_result;  /* what loading it gave (0 or -exit code) */
 	/* set --dry-run: the administrator's policy file as it would be
 	 * written (facts/policy.h policy_load_as_if); NULL: as on disk */
 	const char *policy_as_if;

@@ -16,10 +16,10 @@
 #define MARK_ST_LEN 10 /* the marker and gzip's magic, as extract-ikconfig looks for it */
 #define MARK_ED "IKCFG_ED"
 #define MARK_ED_LEN 8
-#define BLOCK_MAX ((size_t)16 << 20)     /* the compressed config: ~30 KiB in practice */
-#define CONFIG_MAX ((size_t)16 << 20)    /* the inflated config: ~300 KiB in practice */
-#define PAYLOAD_MAX ((size_t)1 << 30)    /* what an image's payload may inflate to */
-#define PAYLOAD_MIN ((size_t)1 << 20)    /* a complete stream this large is the kernel */
+#define BLOCK_MAX ((size_t)16 << 20)  /* the compressed config: ~30 KiB in practice */
+#define CONFIG_MAX ((size_t)16 << 20) /* the inflated config: ~300 KiB in practice */
+#define PAYLOAD_MAX ((size_t)1 << 30) /* what an image's payload may inflate to */
+#define PAYLOAD_MIN ((size_t)1 << 20) /* a complete stream this large is the kernel */
 #define TRIES_PER_FORMAT 8
 
 struct scan {
@@ -90,8 +90,8 @@ static int scan_sink(void *data, const unsigned char *buf, size_t len)
 /* The block found: inflate it into out. */
 static int finish(struct scan *s, struct ikconfig *out)
 {
-	int r = decompress_buffer(COMP_GZIP, (const unsigned char *)s->block.s, s->block.len, CONFIG_MAX,
-				  &out->text, &out->len);
+	int r = decompress_buffer(COMP_GZIP, (const unsigned char *)s->block.s, s->block.len, CONFIG_MAX, &out->text,
+				  &out->len);
 	sb_free(&s->block);
 	return r;
 }
@@ -99,7 +99,7 @@ static int finish(struct scan *s, struct ikconfig *out)
 /* The block in uncompressed bytes. Returns 0 found, -ENOENT, or an error. */
 static int scan_plain(const unsigned char *p, size_t len, struct ikconfig *out)
 {
-	struct scan s = {0};
+	struct scan s = { 0 };
 	int r = scan_sink(&s, p, len);
 	if (r == 1)
 		return finish(&s, out);
@@ -162,7 +162,7 @@ enum try_result { TRY_FOUND, TRY_PAYLOAD, TRY_NOT };
  * why). */
 static enum try_result try_payload(const unsigned char *img, const struct payload *pl, struct ikconfig *out, int *rc)
 {
-	struct scan s = {0};
+	struct scan s = { 0 };
 	size_t produced = 0;
 	int r = decompress_stream(pl->f, img + pl->off, pl->len, PAYLOAD_MAX, scan_sink, &s, &produced);
 	out->packing = pl->f;
@@ -173,8 +173,8 @@ static enum try_result try_payload(const unsigned char *img, const struct payloa
 	}
 	sb_free(&s.block);
 	*rc = r;
-	if (r == 0 && (produced >= PAYLOAD_MIN || strcmp(pl->container, "bzImage") == 0 ||
-		       strcmp(pl->container, "zboot") == 0))
+	if (r == 0 &&
+	    (produced >= PAYLOAD_MIN || strcmp(pl->container, "bzImage") == 0 || strcmp(pl->container, "zboot") == 0))
 		return TRY_PAYLOAD;
 	return TRY_NOT;
 }
@@ -182,7 +182,7 @@ static enum try_result try_payload(const unsigned char *img, const struct payloa
 int ikconfig_from_image(const unsigned char *img, size_t len, struct ikconfig *out)
 {
 	memset(out, 0, sizeof(*out));
-	struct payload pl, located = {0};
+	struct payload pl, located = { 0 };
 	int rc = 0, last = -ENOMSG, located_rc = 0;
 	enum try_result t;
 	/* a payload the header locates, or a file that is one stream (a
@@ -205,7 +205,12 @@ int ikconfig_from_image(const unsigned char *img, size_t len, struct ikconfig *o
 	 * further): only a block that inflates counts. */
 	rc = scan_plain(img, len, out);
 	if (rc == 0) {
-		out->container = len >= 4 && memcmp(img, "\x7f" "ELF", 4) == 0 ? "vmlinux" : "Image";
+		out->container = len >= 4 && memcmp(img,
+						    "\x7f"
+						    "ELF",
+						    4) == 0
+					 ? "vmlinux"
+					 : "Image";
 		return 0;
 	}
 	if (rc == -ENOMEM)
@@ -213,7 +218,7 @@ int ikconfig_from_image(const unsigned char *img, size_t len, struct ikconfig *o
 
 	/* no header says where: the first streams of each format that
 	 * inflate (arm zImage, other self-extracting images) */
-	unsigned tries[COMP_COUNT] = {0};
+	unsigned tries[COMP_COUNT] = { 0 };
 	bool short_stream = false;
 	for (size_t i = 0; i + 4 <= len; i++) {
 		enum comp_format f = comp_detect(img + i, len - i);

@@ -11,10 +11,10 @@
 #include "io/decompress.h"
 
 struct ikconfig {
-	char *text;              /* the config, NUL-terminated */
+	char *text; /* the config, NUL-terminated */
 	size_t len;
 	enum comp_format packing; /* what the image's payload was packed with */
-	const char *container;   /* "bzImage", "zboot", "Image", "module", ... (static) */
+	const char *container;	  /* "bzImage", "zboot", "Image", "module", ... (static) */
 };
 
 /* Finds and inflates the config in a kernel image. Returns 0 with *out

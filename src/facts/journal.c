@@ -70,10 +70,7 @@ void journal_free(struct journal *j)
 	j->by_path = NULL;
 }
 
-static const char *entry_path(const void *ctx, size_t i)
-{
-	return ((const struct journal *)ctx)->v[i].path;
-}
+static const char *entry_path(const void *ctx, size_t i) { return ((const struct journal *)ctx)->v[i].path; }
 
 const struct journal_entry *journal_get(const struct journal *j, const char *path)
 {
@@ -211,7 +208,6 @@ void journal_record(struct journal *j, const char *path, const char *kernel, boo
 		if (!strv_contains(&e->removed, removed->v[i]))
 			strv_pushdup(&e->removed, removed->v[i]);
 	}
-
 }
 
 void journal_prune(struct journal *j, const char *path, const char *cur, size_t cur_len)
@@ -264,7 +260,8 @@ char *journal_serialize(const struct journal *j, size_t *len)
 		json_object_object_add(o, "path", jchk(json_object_new_string(e->path)));
 		json_object_object_add(o, "kernel", e->kernel ? jchk(json_object_new_string(e->kernel)) : NULL);
 		json_object_object_add(o, "had_original", jchk(json_object_new_boolean(e->had_original)));
-		json_object_object_add(o, "original", bytes_json(e->had_original ? e->original : NULL, e->original_len));
+		json_object_object_add(o, "original",
+				       bytes_json(e->had_original ? e->original : NULL, e->original_len));
 		json_object_object_add(o, "written", e->written ? bytes_json(e->written, e->written_len) : NULL);
 		if (e->before && e->had_original && bytes_same(e->before, e->before_len, e->original, e->original_len))
 			json_object_object_add(o, "before", jchk(json_object_new_boolean(1)));
@@ -418,10 +415,10 @@ int journal_load(const struct root *r, struct journal *j)
 		return diag_error(EXIT_SYSTEM, "%s: %s", disp, strerror(errno));
 	if (st.st_uid != 0 && st.st_uid != geteuid())
 		return diag_error(EXIT_BADINPUT, "%s: unsafe journal: owned by uid %u, not by root", disp,
-			      (unsigned)st.st_uid);
+				  (unsigned)st.st_uid);
 	if (st.st_mode & (S_IWGRP | S_IWOTH))
 		return diag_error(EXIT_BADINPUT, "%s: unsafe journal: writable by %s (mode %04o)", disp,
-			      (st.st_mode & S_IWOTH) ? "others" : "group", (unsigned)(st.st_mode & 07777));
+				  (st.st_mode & S_IWOTH) ? "others" : "group", (unsigned)(st.st_mode & 07777));
 	int ret = read_fd_all(fd, MAX_INPUT_FILE, &text, &len);
 	if (ret == -EISDIR || ret == -EINVAL)
 		return diag_error(EXIT_BADINPUT, "%s: corrupt journal: not a regular file", disp);
@@ -466,7 +463,8 @@ static int lock_open_take(const struct root *r, bool create)
 			if (rootfd < 0)
 				return diag_error(EXIT_SYSTEM, "%s: cannot open the root: %s", disp, strerror(-rootfd));
 			if (mkdirat(rootfd, &LOCK_DIR[1], 0755) < 0 && errno != EEXIST)
-				return diag_error(EXIT_SYSTEM, "%s: cannot create the directory: %s", disp, strerror(errno));
+				return diag_error(EXIT_SYSTEM, "%s: cannot create the directory: %s", disp,
+						  strerror(errno));
 			dfd = root_openat(r, LOCK_DIR, O_PATH | O_DIRECTORY, 0);
 		}
 		if (dfd < 0)

@@ -27,11 +27,11 @@
 
 struct journal_entry {
 	char *path;
-	char *kernel;          /* NULL for a global slot */
-	bool had_original;     /* false: the tool created the file */
-	char *original;        /* content before the tool first changed it */
+	char *kernel;	   /* NULL for a global slot */
+	bool had_original; /* false: the tool created the file */
+	char *original;	   /* content before the tool first changed it */
 	size_t original_len;
-	char *written;         /* content the tool last wrote (NULL: it deleted the file) */
+	char *written; /* content the tool last wrote (NULL: it deleted the file) */
 	size_t written_len;
 	/* the content the file had when the tool planned its last write (NULL:
 	 * absent): write-ahead, the record is durable before the file is, so
@@ -39,8 +39,8 @@ struct journal_entry {
 	 * power cut), as the tool left it before */
 	char *before;
 	size_t before_len;
-	struct strv added;     /* tokens the tool added, cumulative */
-	struct strv removed;   /* admin tokens the tool removed, cumulative */
+	struct strv added;   /* tokens the tool added, cumulative */
+	struct strv removed; /* admin tokens the tool removed, cumulative */
 };
 
 struct journal {

@@ -119,14 +119,11 @@ static bool sym_is_y(const struct parse_state *ps, enum sym s)
 	return v->state == SYM_VALUE && v->len == 1 && v->val[0] == 'y';
 }
 
-static bool sym_not_set(const struct parse_state *ps, enum sym s)
-{
-	return ps->syms[s].state == SYM_NOT_SET;
-}
+static bool sym_not_set(const struct parse_state *ps, enum sym s) { return ps->syms[s].state == SYM_NOT_SET; }
 
 static char *unquote(const char *v, size_t len)
 {
-	struct strbuf sb = {0};
+	struct strbuf sb = { 0 };
 	for (size_t i = 1; i + 1 < len; i++) {
 		if (v[i] == '\\' && i + 2 < len)
 			i++;
@@ -142,8 +139,8 @@ static bool arch_is_dt(const char *arch, const struct parse_state *ps)
 {
 	static const char *const x86[] = { "x86", "x86_64", "i386" };
 	static const char *const dt[] = {
-		"arm", "arm64", "riscv", "powerpc", "mips", "loongarch", "microblaze",
-		"nios2", "openrisc", "xtensa", "sh", "arc", "csky",
+		"arm",	 "arm64",    "riscv",  "powerpc", "mips", "loongarch", "microblaze",
+		"nios2", "openrisc", "xtensa", "sh",	  "arc",  "csky",
 	};
 	if (arch) {
 		for (size_t i = 0; i < ARRAY_SIZE(x86); i++)
@@ -158,8 +155,8 @@ static bool arch_is_dt(const char *arch, const struct parse_state *ps)
 	return sym_is_y(ps, SYM_OF);
 }
 
-static void set_family(struct kconfig_facts *f, enum kernel_family family,
-		       enum memcg_default def, enum memcg_rule rule, int accepts, const char *reason)
+static void set_family(struct kconfig_facts *f, enum kernel_family family, enum memcg_default def, enum memcg_rule rule,
+		       int accepts, const char *reason)
 {
 	f->family = family;
 	f->default_state = def;
@@ -180,8 +177,7 @@ void derive_facts(const struct parse_state *ps, const char *release, struct kcon
 		version = release_major_minor(f->header_version);
 
 	f->cgroups_built = sym_is_y(ps, SYM_CGROUPS);
-	f->memcg_built = f->cgroups_built &&
-			 (sym_is_y(ps, SYM_MEMCG) || sym_is_y(ps, SYM_CGROUP_MEM_RES_CTLR));
+	f->memcg_built = f->cgroups_built && (sym_is_y(ps, SYM_MEMCG) || sym_is_y(ps, SYM_CGROUP_MEM_RES_CTLR));
 
 	/* CONFIG_MEMCG_V1 appeared in 6.12; a full config of 6.12+ with memcg
 	 * always names it, so only a trimmed one leaves it out there. */
@@ -193,18 +189,20 @@ void derive_facts(const struct parse_state *ps, const char *release, struct kcon
 		f->memcg_v1 = version < 6012; /* 0: unknown, an old kernel */
 	f->memcg_v1 = f->memcg_v1 && f->memcg_built;
 
-	f->rpi_symbols = sym_is_y(ps, SYM_BRCM_CHAR_DRIVERS) || sym_is_y(ps, SYM_BCM_VCIO) ||
-			 sym_is_y(ps, SYM_USB_DWCOTG);
+	f->rpi_symbols =
+		sym_is_y(ps, SYM_BRCM_CHAR_DRIVERS) || sym_is_y(ps, SYM_BCM_VCIO) || sym_is_y(ps, SYM_USB_DWCOTG);
 
 	if (sym_is_y(ps, SYM_MEMCG_DISABLED)) {
 		set_family(f, FAMILY_DEBIAN_OLD, MEMCG_DEFAULT_OFF, RULE_LAST_WINS, 1,
 			   "CONFIG_MEMCG_DISABLED=y (Debian 3.6-4.6: memcg off unless cgroup_enable=memory)");
 	} else if (sym_is_y(ps, SYM_CGROUP_MEM_RES_CTLR_DISABLED)) {
 		set_family(f, FAMILY_DEBIAN_OLD, MEMCG_DEFAULT_OFF, RULE_LAST_WINS, 1,
-			   "CONFIG_CGROUP_MEM_RES_CTLR_DISABLED=y (Debian 2.6.39-3.5: memcg off unless cgroup_enable=memory)");
+			   "CONFIG_CGROUP_MEM_RES_CTLR_DISABLED=y (Debian 2.6.39-3.5: memcg off unless "
+			   "cgroup_enable=memory)");
 	} else if (sym_not_set(ps, SYM_MEMCG_DEFAULT_ENABLED)) {
 		set_family(f, FAMILY_SUSE, MEMCG_DEFAULT_OFF, RULE_LAST_WINS, 1,
-			   "# CONFIG_MEMCG_DEFAULT_ENABLED is not set (SUSE proposal: memcg off unless cgroup_enable=memory)");
+			   "# CONFIG_MEMCG_DEFAULT_ENABLED is not set (SUSE proposal: memcg off unless "
+			   "cgroup_enable=memory)");
 	} else if (sym_is_y(ps, SYM_MEMCG_DEFAULT_ENABLED)) {
 		set_family(f, FAMILY_SUSE, MEMCG_DEFAULT_ON, RULE_LAST_WINS, 1,
 			   "CONFIG_MEMCG_DEFAULT_ENABLED=y (SUSE proposal: memcg on unless cgroup_disable=memory)");
@@ -214,7 +212,8 @@ void derive_facts(const struct parse_state *ps, const char *release, struct kcon
 		 * version counts as the older tree. */
 		if (version >= 6007)
 			set_family(f, FAMILY_RPI_FIRMWARE, MEMCG_DEFAULT_OFF, RULE_LAST_WINS, 1,
-				   "Raspberry Pi kernel 6.12+: the firmware adds cgroup_disable=memory; a later cgroup_enable=memory enables");
+				   "Raspberry Pi kernel 6.12+: the firmware adds cgroup_disable=memory; a later "
+				   "cgroup_enable=memory enables");
 		else
 			set_family(f, FAMILY_RPI, MEMCG_DEFAULT_OFF, RULE_ENABLE_WINS, 1,
 				   "Raspberry Pi kernel up to 6.6: memcg off unless cgroup_enable=memory");
@@ -228,7 +227,8 @@ void derive_facts(const struct parse_state *ps, const char *release, struct kcon
 		if (!f->cgroups_built && memcg_y)
 			f->not_built_reason = sym_not_set(ps, SYM_CGROUPS)
 						      ? "CONFIG_MEMCG=y, but # CONFIG_CGROUPS is not set"
-						      : "CONFIG_MEMCG=y, but no CONFIG_CGROUPS=y line: a trimmed config or a defconfig?";
+						      : "CONFIG_MEMCG=y, but no CONFIG_CGROUPS=y line: a trimmed "
+							"config or a defconfig?";
 		else if (!f->cgroups_built)
 			f->not_built_reason = sym_not_set(ps, SYM_CGROUPS) ? "# CONFIG_CGROUPS is not set"
 									   : "no CONFIG_CGROUPS=y line";
@@ -236,7 +236,8 @@ void derive_facts(const struct parse_state *ps, const char *release, struct kcon
 			f->not_built_reason = "# CONFIG_MEMCG is not set";
 		else
 			f->not_built_reason = "no CONFIG_MEMCG=y line";
-		f->default_reason = !f->cgroups_built ? "memcg not built (no cgroups)" : "memcg not built (# CONFIG_MEMCG is not set)";
+		f->default_reason = !f->cgroups_built ? "memcg not built (no cgroups)"
+						      : "memcg not built (# CONFIG_MEMCG is not set)";
 	}
 
 	/* built-in command line */

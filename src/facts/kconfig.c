@@ -28,7 +28,7 @@ static int inflate_gzip(const char *data, size_t len, size_t max, char **out, si
 	const struct zlib_fns *zl = zlib_fns();
 	if (!zl)
 		return -ENOPKG;
-	z_stream zs = {0};
+	z_stream zs = { 0 };
 	if (ZLIB_INFLATE_INIT2(zl, &zs, 16 + MAX_WBITS) != Z_OK)
 		return -ENOMEM;
 
@@ -158,25 +158,20 @@ static const struct {
 enum { CH_SYM = 1, CH_SPACE = 2 };
 static const unsigned char ch_class[256] = {
 	['\t'] = CH_SPACE, ['\n'] = CH_SPACE, ['\v'] = CH_SPACE, ['\f'] = CH_SPACE, ['\r'] = CH_SPACE, [' '] = CH_SPACE,
-	['0'] = CH_SYM, ['1'] = CH_SYM, ['2'] = CH_SYM, ['3'] = CH_SYM, ['4'] = CH_SYM,
-	['5'] = CH_SYM, ['6'] = CH_SYM, ['7'] = CH_SYM, ['8'] = CH_SYM, ['9'] = CH_SYM,
-	['A'] = CH_SYM, ['B'] = CH_SYM, ['C'] = CH_SYM, ['D'] = CH_SYM, ['E'] = CH_SYM,
-	['F'] = CH_SYM, ['G'] = CH_SYM, ['H'] = CH_SYM, ['I'] = CH_SYM, ['J'] = CH_SYM, ['K'] = CH_SYM,
-	['L'] = CH_SYM, ['M'] = CH_SYM, ['N'] = CH_SYM, ['O'] = CH_SYM, ['P'] = CH_SYM,
-	['Q'] = CH_SYM, ['R'] = CH_SYM, ['S'] = CH_SYM, ['T'] = CH_SYM, ['U'] = CH_SYM,
-	['V'] = CH_SYM, ['W'] = CH_SYM, ['X'] = CH_SYM, ['Y'] = CH_SYM, ['Z'] = CH_SYM,
-	['_'] = CH_SYM,
-	['a'] = CH_SYM, ['b'] = CH_SYM, ['c'] = CH_SYM, ['d'] = CH_SYM, ['e'] = CH_SYM, ['f'] = CH_SYM,
-	['g'] = CH_SYM, ['h'] = CH_SYM, ['i'] = CH_SYM, ['j'] = CH_SYM, ['k'] = CH_SYM, ['l'] = CH_SYM,
-	['m'] = CH_SYM, ['n'] = CH_SYM, ['o'] = CH_SYM, ['p'] = CH_SYM, ['q'] = CH_SYM, ['r'] = CH_SYM,
-	['s'] = CH_SYM, ['t'] = CH_SYM, ['u'] = CH_SYM, ['v'] = CH_SYM, ['w'] = CH_SYM, ['x'] = CH_SYM,
-	['y'] = CH_SYM, ['z'] = CH_SYM,
+	['0'] = CH_SYM,	   ['1'] = CH_SYM,    ['2'] = CH_SYM,	 ['3'] = CH_SYM,    ['4'] = CH_SYM,    ['5'] = CH_SYM,
+	['6'] = CH_SYM,	   ['7'] = CH_SYM,    ['8'] = CH_SYM,	 ['9'] = CH_SYM,    ['A'] = CH_SYM,    ['B'] = CH_SYM,
+	['C'] = CH_SYM,	   ['D'] = CH_SYM,    ['E'] = CH_SYM,	 ['F'] = CH_SYM,    ['G'] = CH_SYM,    ['H'] = CH_SYM,
+	['I'] = CH_SYM,	   ['J'] = CH_SYM,    ['K'] = CH_SYM,	 ['L'] = CH_SYM,    ['M'] = CH_SYM,    ['N'] = CH_SYM,
+	['O'] = CH_SYM,	   ['P'] = CH_SYM,    ['Q'] = CH_SYM,	 ['R'] = CH_SYM,    ['S'] = CH_SYM,    ['T'] = CH_SYM,
+	['U'] = CH_SYM,	   ['V'] = CH_SYM,    ['W'] = CH_SYM,	 ['X'] = CH_SYM,    ['Y'] = CH_SYM,    ['Z'] = CH_SYM,
+	['_'] = CH_SYM,	   ['a'] = CH_SYM,    ['b'] = CH_SYM,	 ['c'] = CH_SYM,    ['d'] = CH_SYM,    ['e'] = CH_SYM,
+	['f'] = CH_SYM,	   ['g'] = CH_SYM,    ['h'] = CH_SYM,	 ['i'] = CH_SYM,    ['j'] = CH_SYM,    ['k'] = CH_SYM,
+	['l'] = CH_SYM,	   ['m'] = CH_SYM,    ['n'] = CH_SYM,	 ['o'] = CH_SYM,    ['p'] = CH_SYM,    ['q'] = CH_SYM,
+	['r'] = CH_SYM,	   ['s'] = CH_SYM,    ['t'] = CH_SYM,	 ['u'] = CH_SYM,    ['v'] = CH_SYM,    ['w'] = CH_SYM,
+	['x'] = CH_SYM,	   ['y'] = CH_SYM,    ['z'] = CH_SYM,
 };
 
-static bool is_sym_char(char c)
-{
-	return ch_class[(unsigned char)c] & CH_SYM;
-}
+static bool is_sym_char(char c) { return ch_class[(unsigned char)c] & CH_SYM; }
 
 /* Eight bytes at a time: the bytes of x in [lo, hi] get their high bit
  * set (every byte of x below 0x80, so no sum carries into the next). */
@@ -304,8 +299,7 @@ static void parse_header(struct parse_state *ps, const char *p, const char *end)
 	}
 }
 
-static void set_sym(struct parse_state *ps, int s, enum sym_state state, const char *val, size_t len,
-		    unsigned lineno)
+static void set_sym(struct parse_state *ps, int s, enum sym_state state, const char *val, size_t len, unsigned lineno)
 {
 	ps->syms[s].state = state;
 	ps->syms[s].val = val;
@@ -420,8 +414,7 @@ static inline const char *sym_end(const char *p, const char *end)
  * other form, which parse_line then reads (with the result it gives this
  * form too: name all symbol characters up to the first '=', value as
  * is). */
-static inline const char *short_assignment(struct parse_state *ps, const char *p, const char *end,
-					   unsigned lineno)
+static inline const char *short_assignment(struct parse_state *ps, const char *p, const char *end, unsigned lineno)
 {
 	static const char prefix[] = "CONFIG_";
 	const size_t pl = sizeof(prefix) - 1;
@@ -467,8 +460,7 @@ static unsigned line_of(const char *text, const char *at)
 	return n;
 }
 
-int kconfig_parse(const char *text, size_t len, const char *release,
-		  struct kconfig_facts *out, unsigned *bad_line)
+int kconfig_parse(const char *text, size_t len, const char *release, struct kconfig_facts *out, unsigned *bad_line)
 {
 	memset(out, 0, sizeof(*out));
 	if (bad_line)
@@ -482,12 +474,12 @@ int kconfig_parse(const char *text, size_t len, const char *release,
 	}
 
 	by_len_build();
-	struct parse_state ps = {0};
+	struct parse_state ps = { 0 };
 	const char *p = text, *end = text + len;
 	unsigned lineno = 0;
 	while (p < end) {
 		lineno++;
-		const char *next = *p == 'C' ? short_assignment(&ps, p, end, lineno)
+		const char *next = *p == 'C'   ? short_assignment(&ps, p, end, lineno)
 				   : *p == '#' ? not_set_line(&ps, p, end, lineno)
 					       : NULL;
 		if (next) {

@@ -22,7 +22,7 @@ static const char *rpi_image_name(const char *ver)
 	static const struct {
 		const char *suffix, *image;
 	} map[] = {
-		{ "-v7l+", "kernel7l.img" }, { "-v7+", "kernel7.img" },   { "-v8+", "kernel8.img" },
+		{ "-v7l+", "kernel7l.img" },	   { "-v7+", "kernel7.img" },	    { "-v8+", "kernel8.img" },
 		{ "-v8-16k+", "kernel_2712.img" }, { "-2712+", "kernel_2712.img" }, { "+", "kernel.img" },
 	};
 	if (strstr(ver, "+rpt-") || strstr(ver, "+bpo") || strstr(ver, "+deb"))
@@ -52,10 +52,7 @@ char *kernel_rpi_image(const struct root *r, const char *ver)
 
 /* ---- config -------------------------------------------------------------- */
 
-static bool errno_is_absent(int e)
-{
-	return e == -ENOENT || e == -ENOTDIR;
-}
+static bool errno_is_absent(int e) { return e == -ENOENT || e == -ENOTDIR; }
 
 /* Reads a whole file of the root. Returns 1 when it is not there, 0 with
  * *raw (NUL-terminated), or a negative exit code (printed). */
@@ -103,7 +100,7 @@ static int read_config(const struct root *r, struct kernel *k, const char *path,
 		return diag_error(EXIT_BADINPUT, "%s: corrupt gzip data", disp);
 	if (rc == -EFBIG)
 		return diag_error(EXIT_BADINPUT, "%s: larger than %u MiB after decompression", disp,
-			      MAX_INPUT_FILE >> 20);
+				  MAX_INPUT_FILE >> 20);
 	if (rc < 0)
 		return diag_error(EXIT_SYSTEM, "%s: %s", disp, strerror(-rc));
 	free(TAKE_PTR(raw));
@@ -126,8 +123,8 @@ static const char *embedded_absent_why(int rc)
 /* The config inside a kernel image or configs.ko (CONFIG_IKCONFIG).
  * Returns 1 when the file is not there or has no config (why, appended to
  * looked), 0 when read (k->kc, *source), or a negative exit code. */
-static int read_embedded(const struct root *r, struct kernel *k, const char *path, const char *disp,
-			 bool module, struct strbuf *looked, char **source)
+static int read_embedded(const struct root *r, struct kernel *k, const char *path, const char *disp, bool module,
+			 struct strbuf *looked, char **source)
 {
 	_cleanup_free_ char *raw = NULL;
 	size_t raw_len = 0;
@@ -187,14 +184,14 @@ bool kernel_load_config(const struct root *r, struct kernel *k)
 	static const char *const ko[] = { "", ".xz", ".zst", ".gz" };
 	for (size_t i = 0; i < ARRAY_SIZE(kernel_module_trees); i++)
 		for (size_t j = 0; j < ARRAY_SIZE(ko); j++)
-			places[n++] = (struct place){
-				xasprintf("%s/%s/kernel/kernel/configs.ko%s", kernel_module_trees[i], k->version, ko[j]), 2
-			};
+			places[n++] = (struct place){ xasprintf("%s/%s/kernel/kernel/configs.ko%s",
+								kernel_module_trees[i], k->version, ko[j]),
+						      2 };
 	char *img = kernel_rpi_image(r, k->version);
 	if (img)
 		places[n++] = (struct place){ img, 1 };
 
-	struct strbuf looked = {0};
+	struct strbuf looked = { 0 };
 	bool done = false;
 	for (size_t i = 0; i < n && !done; i++) {
 		char *disp = root_display(r, places[i].path);
@@ -254,9 +251,9 @@ void kernels_apply_policy(struct kernel_list *l, const struct policy *p, bool br
 		}
 		if (!sec) {
 			diag_error(EXIT_BADINPUT,
-						 "no kernel config for %s (looked in %s); a [kernel GLOB] section "
-						 "with default= can decide it without one",
-						 k->version, k->config_looked ? k->config_looked : "");
+				   "no kernel config for %s (looked in %s); a [kernel GLOB] section "
+				   "with default= can decide it without one",
+				   k->version, k->config_looked ? k->config_looked : "");
 			continue;
 		}
 		/* The section speaks for the kernel: memcg is built, its

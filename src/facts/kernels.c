@@ -44,9 +44,8 @@ static bool release_name_ok(const char *s)
 	return true;
 }
 
-static void kmod_silent(void *data _unused_, int priority _unused_, const char *file _unused_,
-			int line _unused_, const char *fn _unused_, const char *format _unused_,
-			va_list args _unused_)
+static void kmod_silent(void *data _unused_, int priority _unused_, const char *file _unused_, int line _unused_,
+			const char *fn _unused_, const char *format _unused_, va_list args _unused_)
 {
 }
 
@@ -211,10 +210,7 @@ static int cmp_kernels(const void *a, const void *b)
 	return c ? c : strcmp(ka->version, kb->version);
 }
 
-static bool errno_is_absent(int e)
-{
-	return e == -ENOENT || e == -ENOTDIR;
-}
+static bool errno_is_absent(int e) { return e == -ENOENT || e == -ENOTDIR; }
 
 /* ---- cgroup_enable in the symbol table ----------------------------------- */
 
@@ -265,7 +261,7 @@ static void scan_line(struct symbol_scan *s, const char *p, const char *end)
  * like a symbol table, or -errno. */
 static int symbols_have_cgroup_enable(int fd)
 {
-	struct symbol_scan s = {0};
+	struct symbol_scan s = { 0 };
 	_cleanup_free_ char *buf = xmalloc(SYMBOLS_BUF);
 	size_t have = 0, total = 0;
 	for (;;) {
@@ -388,7 +384,7 @@ int kernels_load(const struct root *r, const char *only, struct kernel_list *out
 		k->installed = kernel_installed(r, only);
 		k->running = streq_ptr(only, out->running_release);
 	} else {
-		struct strv names = {0};
+		struct strv names = { 0 };
 		int rc = collect_names(r, "/lib/modules", NULL, &names);
 		if (rc >= 0)
 			rc = collect_names(r, "/usr/lib/modules", NULL, &names);

@@ -11,31 +11,31 @@
 
 struct kernel {
 	char *version;
-	bool installed;         /* module tree opens with libkmod, or an image of it exists */
-	bool running;           /* live system and uname -r matches */
-	char *config_path;      /* display path of the config read, NULL if none found */
-	int config_error;       /* 0, or the negated exit code (-EXIT_BADINPUT) */
-	bool config_missing;    /* no config anywhere: config_looked lists the places */
+	bool installed;	     /* module tree opens with libkmod, or an image of it exists */
+	bool running;	     /* live system and uname -r matches */
+	char *config_path;   /* display path of the config read, NULL if none found */
+	int config_error;    /* 0, or the negated exit code (-EXIT_BADINPUT) */
+	bool config_missing; /* no config anywhere: config_looked lists the places */
 	char *config_looked;
 	bool config_from_policy; /* decided from a [kernel GLOB] section's default= */
-	char *config_note;      /* config_path NULL: what stands in for it, for text output */
+	char *config_note;	 /* config_path NULL: what stands in for it, for text output */
 	struct kconfig_facts kc;
-	int accepts_enable;     /* 1/0 final: kallsyms, System.map, else config markers */
+	int accepts_enable;		   /* 1/0 final: kallsyms, System.map, else config markers */
 	const char *accepts_enable_source; /* "/proc/kallsyms", "System.map-VER", "config" */
-	char *system_map;       /* display path of System.map-VER if read */
+	char *system_map;		   /* display path of System.map-VER if read */
 	/* booted by the Raspberry Pi firmware (facts/rpi-firmware.h): the
 	 * device tree prefix it gets before cmdline.txt, NULL: none known */
 	char *fw_prefix;
 	char *fw_blob;
-	char *fw_note;          /* boards that differ, or a blob not read */
-	struct strv fw_others;  /* the other boards' prefixes, where they differ */
+	char *fw_note;	       /* boards that differ, or a blob not read */
+	struct strv fw_others; /* the other boards' prefixes, where they differ */
 };
 
 struct kernel_list {
 	struct kernel *k;
-	size_t n;               /* newest first */
-	char *running_release;  /* uname -r on a live system, NULL with --root */
-	bool only;              /* loaded for one version asked for (kernels_load's only) */
+	size_t n;	       /* newest first */
+	char *running_release; /* uname -r on a live system, NULL with --root */
+	bool only;	       /* loaded for one version asked for (kernels_load's only) */
 };
 
 /* Lists installed kernels in the root (lib/modules/VER opens with libkmod,

@@ -31,11 +31,12 @@ static int load_fd(struct policy *p, int fd_in, const char *display)
 	if (!S_ISREG(st.st_mode))
 		return diag_error(EXIT_BADINPUT, "%s: unsafe policy file: not a regular file", display);
 	if (st.st_uid != 0 && st.st_uid != getuid())
-		return diag_error(EXIT_BADINPUT, "%s: unsafe policy file: owned by uid %u, not by root or the invoking user",
-			      display, (unsigned)st.st_uid);
+		return diag_error(EXIT_BADINPUT,
+				  "%s: unsafe policy file: owned by uid %u, not by root or the invoking user", display,
+				  (unsigned)st.st_uid);
 	if (st.st_mode & (S_IWGRP | S_IWOTH))
 		return diag_error(EXIT_BADINPUT, "%s: unsafe policy file: writable by %s (mode %04o)", display,
-			      (st.st_mode & S_IWOTH) ? "others" : "group", (unsigned)(st.st_mode & 07777));
+				  (st.st_mode & S_IWOTH) ? "others" : "group", (unsigned)(st.st_mode & 07777));
 
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
@@ -71,11 +72,11 @@ static int check_dir_st(const struct stat *st, const char *display, bool listed)
 {
 	if (st->st_uid != 0 && st->st_uid != getuid())
 		return diag_error(EXIT_BADINPUT,
-			      "%s: unsafe policy directory: owned by uid %u, not by root or the invoking user", display,
-			      (unsigned)st->st_uid);
+				  "%s: unsafe policy directory: owned by uid %u, not by root or the invoking user",
+				  display, (unsigned)st->st_uid);
 	if ((st->st_mode & (S_IWGRP | S_IWOTH)) && (listed || !(st->st_mode & S_ISVTX)))
 		return diag_error(EXIT_BADINPUT, "%s: unsafe policy directory: writable by %s (mode %04o)", display,
-			      (st->st_mode & S_IWOTH) ? "others" : "group", (unsigned)(st->st_mode & 07777));
+				  (st->st_mode & S_IWOTH) ? "others" : "group", (unsigned)(st->st_mode & 07777));
 	return 0;
 }
 
@@ -122,7 +123,8 @@ int policy_check_host_dirs(const char *file)
 	if (!slash) {
 		dir = getcwd(NULL, 0);
 		if (!dir)
-			return diag_error(EXIT_SYSTEM, "%s: cannot find the current directory: %s", file, strerror(errno));
+			return diag_error(EXIT_SYSTEM, "%s: cannot find the current directory: %s", file,
+					  strerror(errno));
 	} else {
 		*slash = '\0';
 		dir = xstrdup(*copy ? copy : "/");
@@ -154,7 +156,8 @@ static int load_root_dir(const struct root *r, const char *dir, struct policy *p
 		return 0;
 	if (n < 0) {
 		_cleanup_free_ char *display = root_display(r, dir);
-		return diag_error(root_error_exit(n), "%s: cannot list policy directory: %s", display, root_strerror(n));
+		return diag_error(root_error_exit(n), "%s: cannot list policy directory: %s", display,
+				  root_strerror(n));
 	}
 	int ret = 0;
 	for (int i = 0; i < n && ret == 0; i++) {

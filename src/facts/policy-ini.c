@@ -41,8 +41,8 @@ struct seen_key {
 
 struct parse_ctx {
 	struct policy *p;
-	bool apply;        /* second pass: store values */
-	const char *file;  /* display name (the copy in p->files when applying) */
+	bool apply;	  /* second pass: store values */
+	const char *file; /* display name (the copy in p->files when applying) */
 	const char *text;
 	size_t len, pos;
 	unsigned line;
@@ -50,7 +50,7 @@ struct parse_ctx {
 
 	enum section_kind section;
 	char *section_name; /* for messages and duplicate detection */
-	size_t kernel;      /* index in p->kernels of the current [kernel] section */
+	size_t kernel;	    /* index in p->kernels of the current [kernel] section */
 
 	struct seen_key *seen;
 	size_t n_seen;
@@ -61,10 +61,7 @@ struct parse_ctx {
 
 static unsigned last_error_line;
 
-unsigned policy_last_error_line(void)
-{
-	return last_error_line;
-}
+unsigned policy_last_error_line(void) { return last_error_line; }
 
 static void parse_error(struct parse_ctx *c, const char *fmt, ...) _printf_(2, 3);
 static void parse_error(struct parse_ctx *c, const char *fmt, ...)
@@ -79,10 +76,7 @@ static void parse_error(struct parse_ctx *c, const char *fmt, ...)
 	c->err_line = c->line;
 }
 
-bool is_blank(char ch)
-{
-	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\f' || ch == '\v';
-}
+bool is_blank(char ch) { return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\f' || ch == '\v'; }
 
 /* End of the meaningful part of s[0..n): before an inline comment (a '#' or
  * ';' at the start or after whitespace), without trailing whitespace. */
@@ -143,7 +137,8 @@ static int section_header(struct parse_ctx *c, const char *s, size_t n)
 		}
 		for (size_t i = g; i < len; i++)
 			if (is_blank(name[i])) {
-				parse_error(c, "[%.*s]: one glob per [kernel] section (no spaces in it)", (int)len, name);
+				parse_error(c, "[%.*s]: one glob per [kernel] section (no spaces in it)", (int)len,
+					    name);
 				return -1;
 			}
 		c->section = SEC_KERNEL;

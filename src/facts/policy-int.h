@@ -25,12 +25,12 @@ int lookup_value(const struct name_value *t, const char *s, int *out);
 enum section_kind { SEC_NONE, SEC_POLICY, SEC_AUTO, SEC_KERNEL, SEC_BOOTLOADERS };
 
 enum value_type {
-	V_MODE,       /* enum policy_mode: on | off | auto */
+	V_MODE,	      /* enum policy_mode: on | off | auto */
 	V_ACCOUNTING, /* enum accounting */
-	V_BOOL,       /* bool */
+	V_BOOL,	      /* bool */
 	V_INTBOOL,    /* int 0/1 (-1 unset) */
 	V_WORDS,      /* char ** + size_t count */
-	V_SIZE,       /* unsigned long long + bool has; empty = unset */
+	V_SIZE,	      /* unsigned long long + bool has; empty = unset */
 	V_OTHERWISE,  /* enum policy_otherwise */
 	V_DEFAULT,    /* int: enum memcg_default (-1 unset) */
 	V_TRISTATE,   /* enum tristate */

@@ -20,24 +20,34 @@ static const char *const default_needs_memcg[] = {
 /* ---- names and values ------------------------------------------------ */
 
 const struct name_value mode_values[] = {
-	{ "on", MODE_ON }, { "off", MODE_OFF }, { "auto", MODE_AUTO }, { NULL, 0 },
+	{ "on", MODE_ON },
+	{ "off", MODE_OFF },
+	{ "auto", MODE_AUTO },
+	{ NULL, 0 },
 };
 static const struct name_value accounting_values[] = {
-	{ "full", ACCOUNTING_FULL }, { "lite", ACCOUNTING_LITE }, { NULL, 0 },
+	{ "full", ACCOUNTING_FULL },
+	{ "lite", ACCOUNTING_LITE },
+	{ NULL, 0 },
 };
 static const struct name_value bool_values[] = {
 	{ "yes", 1 }, { "no", 0 }, { "true", 1 }, { "false", 0 }, { "1", 1 }, { "0", 0 }, { NULL, 0 },
 };
 static const struct name_value tristate_values[] = {
 	{ "auto", TRI_AUTO }, { "yes", TRI_YES }, { "no", TRI_NO }, { "true", TRI_YES },
-	{ "false", TRI_NO }, { "1", TRI_YES }, { "0", TRI_NO }, { NULL, 0 },
+	{ "false", TRI_NO },  { "1", TRI_YES },	  { "0", TRI_NO },  { NULL, 0 },
 };
 static const struct name_value otherwise_values[] = {
-	{ "keep", OTHERWISE_KEEP }, { "kernel", OTHERWISE_KERNEL }, { "on", OTHERWISE_ON },
-	{ "off", OTHERWISE_OFF }, { NULL, 0 },
+	{ "keep", OTHERWISE_KEEP },
+	{ "kernel", OTHERWISE_KERNEL },
+	{ "on", OTHERWISE_ON },
+	{ "off", OTHERWISE_OFF },
+	{ NULL, 0 },
 };
 static const struct name_value default_values[] = {
-	{ "on", MEMCG_DEFAULT_ON }, { "off", MEMCG_DEFAULT_OFF }, { NULL, 0 },
+	{ "on", MEMCG_DEFAULT_ON },
+	{ "off", MEMCG_DEFAULT_OFF },
+	{ NULL, 0 },
 };
 
 int lookup_value(const struct name_value *t, const char *s, int *out)
@@ -82,10 +92,7 @@ const char *tristate_name(enum tristate t)
 	return "?";
 }
 
-const char *policy_accounting_name(enum accounting a)
-{
-	return a == ACCOUNTING_LITE ? "lite" : "full";
-}
+const char *policy_accounting_name(enum accounting a) { return a == ACCOUNTING_LITE ? "lite" : "full"; }
 
 char *origin_str(const struct origin *o)
 {
@@ -150,7 +157,7 @@ static bool kernel_field_set(const struct policy_kernel_section *s, enum kernel_
 }
 
 static const struct policy_kernel_section *kernel_lookup(const struct policy *p, const char *release,
-							  enum kernel_field f)
+							 enum kernel_field f)
 {
 	if (!release)
 		return NULL;
@@ -181,11 +188,15 @@ const struct policy_kernel_section *policy_kernel_accepts(const struct policy *p
 
 #define NO_OFFSET ((size_t)-1)
 
-#define PKEY(sec, name, type, field, field2) \
-	{ sec, name, type, offsetof(struct policy, field), field2, offsetof(struct policy, field##_origin) }
-#define KKEY(name, type, field, origin_field) \
-	{ SEC_KERNEL, name, type, offsetof(struct policy_kernel_section, field), NO_OFFSET, \
-	  offsetof(struct policy_kernel_section, origin_field) }
+#define PKEY(sec, name, type, field, field2)                                                                           \
+	{                                                                                                              \
+		sec, name, type, offsetof(struct policy, field), field2, offsetof(struct policy, field##_origin)       \
+	}
+#define KKEY(name, type, field, origin_field)                                                                          \
+	{                                                                                                              \
+		SEC_KERNEL, name, type, offsetof(struct policy_kernel_section, field), NO_OFFSET,                      \
+			offsetof(struct policy_kernel_section, origin_field)                                           \
+	}
 
 static const struct key_def keys[] = {
 	PKEY(SEC_POLICY, "mode", V_MODE, mode, NO_OFFSET),
@@ -195,8 +206,8 @@ static const struct key_def keys[] = {
 	PKEY(SEC_AUTO, "needs-memcg-units", V_BOOL, needs_memcg_units, NO_OFFSET),
 	{ SEC_AUTO, "min-ram", V_SIZE, offsetof(struct policy, min_ram), offsetof(struct policy, has_min_ram),
 	  offsetof(struct policy, min_ram_origin) },
-	{ SEC_AUTO, "assume-ram", V_SIZE, offsetof(struct policy, assume_ram),
-	  offsetof(struct policy, has_assume_ram), offsetof(struct policy, assume_ram_origin) },
+	{ SEC_AUTO, "assume-ram", V_SIZE, offsetof(struct policy, assume_ram), offsetof(struct policy, has_assume_ram),
+	  offsetof(struct policy, assume_ram_origin) },
 	PKEY(SEC_AUTO, "otherwise", V_OTHERWISE, otherwise, NO_OFFSET),
 	KKEY("mode", V_MODE, mode, mode_origin),
 	KKEY("default", V_DEFAULT, default_state, default_origin),
@@ -253,9 +264,7 @@ int parse_value(enum value_type t, const char *s, struct value *v)
 	case V_OTHERWISE: return lookup_value(otherwise_values, s, &v->i);
 	case V_DEFAULT: return lookup_value(default_values, s, &v->i);
 	case V_TRISTATE: return lookup_value(tristate_values, s, &v->i);
-	case V_SIZE:
-		v->has = *s != '\0';
-		return v->has ? parse_size(s, &v->size) : 0;
+	case V_SIZE: v->has = *s != '\0'; return v->has ? parse_size(s, &v->size) : 0;
 	case V_WORDS: {
 		const char *c = s;
 		for (;;) {

@@ -21,29 +21,41 @@ struct origin {
 };
 
 struct policy_kernel_section {
-	char *glob;                /* fnmatch(3) pattern on the kernel release */
-	struct origin origin;      /* the section header */
-	enum policy_mode mode;     /* MODE_UNSET if not given */
+	char *glob;	       /* fnmatch(3) pattern on the kernel release */
+	struct origin origin;  /* the section header */
+	enum policy_mode mode; /* MODE_UNSET if not given */
 	struct origin mode_origin;
-	int default_state;         /* -1 unset, else enum memcg_default */
+	int default_state; /* -1 unset, else enum memcg_default */
 	struct origin default_origin;
-	int accepts_enable;        /* -1 unset, 0/1 */
+	int accepts_enable; /* -1 unset, 0/1 */
 	struct origin accepts_enable_origin;
 };
 
 struct policy {
-	enum policy_mode mode;           struct origin mode_origin;
-	enum accounting accounting;      struct origin accounting_origin;
-	bool strict;                     struct origin strict_origin;
-	char *strict_despite;            /* "FILE:LINE": strict = yes read from a file with an error */
+	enum policy_mode mode;
+	struct origin mode_origin;
+	enum accounting accounting;
+	struct origin accounting_origin;
+	bool strict;
+	struct origin strict_origin;
+	char *strict_despite; /* "FILE:LINE": strict = yes read from a file with an error */
 
-	char **needs_memcg; size_t n_needs_memcg; struct origin needs_memcg_origin;
-	bool needs_memcg_units;          struct origin needs_memcg_units_origin;
-	bool has_min_ram; unsigned long long min_ram;       struct origin min_ram_origin;
-	bool has_assume_ram; unsigned long long assume_ram; struct origin assume_ram_origin;
-	enum policy_otherwise otherwise; struct origin otherwise_origin;
+	char **needs_memcg;
+	size_t n_needs_memcg;
+	struct origin needs_memcg_origin;
+	bool needs_memcg_units;
+	struct origin needs_memcg_units_origin;
+	bool has_min_ram;
+	unsigned long long min_ram;
+	struct origin min_ram_origin;
+	bool has_assume_ram;
+	unsigned long long assume_ram;
+	struct origin assume_ram_origin;
+	enum policy_otherwise otherwise;
+	struct origin otherwise_origin;
 
-	struct policy_kernel_section *kernels; size_t n_kernels; /* in file order */
+	struct policy_kernel_section *kernels;
+	size_t n_kernels; /* in file order */
 
 	enum tristate grub, systemd_boot, kernel_cmdline, rpi, regenerate;
 	struct origin grub_origin, systemd_boot_origin, kernel_cmdline_origin, rpi_origin, regenerate_origin;
@@ -52,7 +64,8 @@ struct policy {
 	enum tristate secure_boot;
 	struct origin secure_boot_origin;
 
-	char **files; size_t n_files;    /* display paths of the files read, in order */
+	char **files;
+	size_t n_files; /* display paths of the files read, in order */
 };
 
 /* Fills built-in defaults. policy_free() releases everything (after an

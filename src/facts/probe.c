@@ -67,13 +67,20 @@ static void find_programs(const struct root *r, const struct policy *p, struct s
 
 /* The unit directives that only work with memcg. */
 static const char *const memory_directives[] = {
-	"MemoryMax", "MemoryHigh", "MemoryLow", "MemoryMin", "MemorySwapMax", "MemoryLimit",
-	"ManagedOOMSwap", "ManagedOOMMemoryPressure", "ManagedOOMMemoryPressureLimit",
+	"MemoryMax",
+	"MemoryHigh",
+	"MemoryLow",
+	"MemoryMin",
+	"MemorySwapMax",
+	"MemoryLimit",
+	"ManagedOOMSwap",
+	"ManagedOOMMemoryPressure",
+	"ManagedOOMMemoryPressureLimit",
 	"ManagedOOMMemoryPressureDurationSec",
 };
 
 static const char *const unit_dirs[] = {
-	"/etc/systemd/system", "/run/systemd/system", "/usr/local/lib/systemd/system",
+	"/etc/systemd/system",	   "/run/systemd/system", "/usr/local/lib/systemd/system",
 	"/usr/lib/systemd/system", "/lib/systemd/system",
 };
 
@@ -127,8 +134,8 @@ static void scan_unit_file(const struct root *r, const char *path, struct strv *
 
 static bool is_unit_name(const char *n)
 {
-	return endswith(n, ".service") || endswith(n, ".slice") || endswith(n, ".scope") ||
-	       endswith(n, ".socket") || endswith(n, ".mount") || endswith(n, ".swap");
+	return endswith(n, ".service") || endswith(n, ".slice") || endswith(n, ".scope") || endswith(n, ".socket") ||
+	       endswith(n, ".mount") || endswith(n, ".swap");
 }
 
 static void find_units(const struct root *r, struct strv *out)

@@ -13,14 +13,14 @@
 enum run_state { RUN_UNKNOWN, RUN_ON, RUN_OFF, RUN_NOT_BUILT };
 
 struct system_facts {
-	struct strv programs;     /* "NAME (/usr/bin/NAME)" for each needs-memcg program found */
-	struct strv units;        /* "UNIT-PATH:LINE: Directive=" for each memory directive found */
+	struct strv programs; /* "NAME (/usr/bin/NAME)" for each needs-memcg program found */
+	struct strv units;    /* "UNIT-PATH:LINE: Directive=" for each memory directive found */
 	bool have_ram;
-	unsigned long long ram;   /* bytes: /proc/meminfo MemTotal live, assume-ram with --root */
-	const char *ram_source;   /* "/proc/meminfo", "assume-ram" */
-	enum run_state running;   /* live only */
+	unsigned long long ram;	    /* bytes: /proc/meminfo MemTotal live, assume-ram with --root */
+	const char *ram_source;	    /* "/proc/meminfo", "assume-ram" */
+	enum run_state running;	    /* live only */
 	const char *running_source; /* "/sys/fs/cgroup/cgroup.controllers", "/proc/cgroups" */
-	char *proc_cmdline;       /* live only: /proc/cmdline */
+	char *proc_cmdline;	    /* live only: /proc/cmdline */
 };
 
 int probe_system(const struct root *r, const struct policy *p, struct system_facts *out);

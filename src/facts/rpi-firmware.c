@@ -39,8 +39,8 @@ int rpi_firmware_read(const struct root *r, struct rpi_firmware *out)
 		if (e < 0) {
 			out->unreadable = xasprintf("%s: %s", disp,
 						    e == -ENOSYS ? "libfdt.so.1 cannot be loaded"
-						    : why	  ? why
-								  : root_strerror(e));
+						    : why	 ? why
+								 : root_strerror(e));
 			break;
 		}
 		out->present = true;
@@ -85,7 +85,8 @@ void rpi_firmware_to_kernels(const struct rpi_firmware *f, struct kernel_list *l
 				 f->unreadable);
 	} else if (f->n > 1) {
 		struct strbuf sb = { 0 };
-		sb_append(&sb, "the boards' device trees give different prefixes before cmdline.txt; the line is made to serve each:");
+		sb_append(&sb, "the boards' device trees give different prefixes before cmdline.txt; the line is made "
+			       "to serve each:");
 		for (size_t i = 0; i < f->n; i++)
 			sb_appendf(&sb, " %s (%s): \"%s\"%s", f->v[i].boards, f->v[i].blob, f->v[i].bootargs,
 				   i + 1 < f->n ? ";" : "");

@@ -13,16 +13,16 @@
 
 struct rpi_prefix {
 	char *bootargs; /* "" when the blob has none */
-	char *blob;     /* display path of the blob */
-	char *boards;   /* the boards that load it, "5, 500" */
+	char *blob;	/* display path of the blob */
+	char *boards;	/* the boards that load it, "5, 500" */
 };
 
 struct rpi_firmware {
-	bool present;           /* a config.txt with a blob of a board the tool knows */
-	struct rpi_prefix *v;   /* one per distinct bootargs, in the boards' order */
+	bool present;	      /* a config.txt with a blob of a board the tool knows */
+	struct rpi_prefix *v; /* one per distinct bootargs, in the boards' order */
 	size_t n;
-	char *unreadable;       /* a blob that could not be read: why (the prefix is then not known) */
-	char *uncertain;        /* FILE:LINE of a value set under a filter the tool cannot judge */
+	char *unreadable; /* a blob that could not be read: why (the prefix is then not known) */
+	char *uncertain;  /* FILE:LINE of a value set under a filter the tool cannot judge */
 };
 
 /* Reads the prefix for the root. 0 or a negative exit code (printed). */

@@ -21,9 +21,8 @@
 const char *comp_name(enum comp_format f)
 {
 	static const char *const names[COMP_COUNT] = {
-		[COMP_NONE] = "plain", [COMP_GZIP] = "gzip", [COMP_XZ] = "xz",
-		[COMP_LZMA] = "lzma", [COMP_ZSTD] = "zstd", [COMP_LZ4] = "lz4",
-		[COMP_BZIP2] = "bzip2", [COMP_LZO] = "lzo",
+		[COMP_NONE] = "plain", [COMP_GZIP] = "gzip", [COMP_XZ] = "xz",	     [COMP_LZMA] = "lzma",
+		[COMP_ZSTD] = "zstd",  [COMP_LZ4] = "lz4",   [COMP_BZIP2] = "bzip2", [COMP_LZO] = "lzo",
 	};
 	return (unsigned)f < COMP_COUNT ? names[f] : "?";
 }
@@ -47,7 +46,10 @@ enum comp_format comp_detect(const unsigned char *p, size_t len)
 {
 	if (has(p, len, "\x1f\x8b\x08", 3))
 		return COMP_GZIP;
-	if (has(p, len, "\xfd" "7zXZ\0", 6))
+	if (has(p, len,
+		"\xfd"
+		"7zXZ\0",
+		6))
 		return COMP_XZ;
 	if (has(p, len, "\x28\xb5\x2f\xfd", 4))
 		return COMP_ZSTD;
@@ -153,7 +155,7 @@ static int run_gzip(const unsigned char *in, size_t len, struct out *o, unsigned
 	const struct zlib_fns *z = zlib_fns();
 	if (!z)
 		return -ENOPKG;
-	z_stream zs = {0};
+	z_stream zs = { 0 };
 	if (ZLIB_INFLATE_INIT2(z, &zs, 16 + MAX_WBITS) != Z_OK)
 		return -ENOMEM;
 	zs.next_in = (Bytef *)(uintptr_t)in;
@@ -182,8 +184,7 @@ static int run_xz(enum comp_format f, const unsigned char *in, size_t len, struc
 	if (!DYNLIB_LOAD(xzlib, "liblzma.so.5", "lzma_stream_decoder", "lzma_alone_decoder", "lzma_code", "lzma_end"))
 		return -ENOPKG;
 	lzma_stream s = LZMA_STREAM_INIT;
-	lzma_ret z = f == COMP_XZ ? xzlib.fn.stream_decoder(&s, UINT64_MAX, 0)
-				  : xzlib.fn.alone_decoder(&s, UINT64_MAX);
+	lzma_ret z = f == COMP_XZ ? xzlib.fn.stream_decoder(&s, UINT64_MAX, 0) : xzlib.fn.alone_decoder(&s, UINT64_MAX);
 	if (z != LZMA_OK)
 		return z == LZMA_MEM_ERROR ? -ENOMEM : -EBADMSG;
 	s.next_in = in;
@@ -207,8 +208,8 @@ static int run_xz(enum comp_format f, const unsigned char *in, size_t len, struc
 
 static int run_zstd(const unsigned char *in, size_t len, struct out *o, unsigned char *buf)
 {
-	if (!DYNLIB_LOAD(zstdlib, "libzstd.so.1", "ZSTD_createDStream", "ZSTD_freeDStream",
-		      "ZSTD_decompressStream", "ZSTD_isError"))
+	if (!DYNLIB_LOAD(zstdlib, "libzstd.so.1", "ZSTD_createDStream", "ZSTD_freeDStream", "ZSTD_decompressStream",
+			 "ZSTD_isError"))
 		return -ENOPKG;
 	ZSTD_DStream *ds = zstdlib.fn.create();
 	if (!ds)
@@ -260,7 +261,7 @@ static int run_lz4(const unsigned char *in, size_t len, struct out *o)
 			return -EBADMSG;
 		}
 		int n = lz4lib.fn.decompress_safe((const char *)in + pos + 4, (char *)block, (int)size,
-						   (int)LZ4_LEGACY_BLOCK);
+						  (int)LZ4_LEGACY_BLOCK);
 		if (n < 0)
 			return blocks && pos + 4 + size == len ? 0 : -EBADMSG;
 		int r = emit(o, block, (size_t)n);
@@ -276,7 +277,7 @@ static int run_bzip2(const unsigned char *in, size_t len, struct out *o, unsigne
 {
 	if (!DYNLIB_LOAD(bz2lib, "libbz2.so.1.0", "BZ2_bzDecompressInit", "BZ2_bzDecompress", "BZ2_bzDecompressEnd"))
 		return -ENOPKG;
-	bz_stream s = {0};
+	bz_stream s = { 0 };
 	if (bz2lib.fn.init(&s, 0, 0) != BZ_OK)
 		return -ENOMEM;
 	s.next_in = (char *)(uintptr_t)in;
@@ -406,8 +407,8 @@ static int run_lzo(const unsigned char *in, size_t len, struct out *o)
 	}
 }
 
-int decompress_stream(enum comp_format f, const unsigned char *in, size_t len, size_t max_out,
-		      comp_sink sink, void *data, size_t *produced)
+int decompress_stream(enum comp_format f, const unsigned char *in, size_t len, size_t max_out, comp_sink sink,
+		      void *data, size_t *produced)
 {
 	struct out o = { sink, data, 0, max_out };
 	int r;
@@ -439,10 +440,9 @@ static int append_sink(void *data, const unsigned char *buf, size_t len)
 	return 0;
 }
 
-int decompress_buffer(enum comp_format f, const unsigned char *in, size_t len, size_t max,
-		      char **out, size_t *out_len)
+int decompress_buffer(enum comp_format f, const unsigned char *in, size_t len, size_t max, char **out, size_t *out_len)
 {
-	struct strbuf sb = {0};
+	struct strbuf sb = { 0 };
 	*out = NULL;
 	int r = decompress_stream(f, in, len, max, append_sink, &sb, NULL);
 	if (r < 0) {

@@ -39,13 +39,12 @@ typedef int (*comp_sink)(void *data, const unsigned char *buf, size_t len);
  * data, -EFBIG past max_out, -ENOPKG when the format's library cannot be
  * loaded, -ENOMEM, or the sink's error. *produced (may be NULL) receives
  * the bytes handed to the sink. */
-int decompress_stream(enum comp_format f, const unsigned char *in, size_t len, size_t max_out,
-		      comp_sink sink, void *data, size_t *produced);
+int decompress_stream(enum comp_format f, const unsigned char *in, size_t len, size_t max_out, comp_sink sink,
+		      void *data, size_t *produced);
 
 /* Inflates a whole stream into a new NUL-terminated buffer (at most max
  * bytes). Same return values, without 1. */
-int decompress_buffer(enum comp_format f, const unsigned char *in, size_t len, size_t max,
-		      char **out, size_t *out_len);
+int decompress_buffer(enum comp_format f, const unsigned char *in, size_t len, size_t max, char **out, size_t *out_len);
 
 /* zlib, loaded on first use (io/dynlib.h); NULL when it cannot be. */
 struct zlib_fns {

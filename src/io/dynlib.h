@@ -17,11 +17,10 @@ bool dynlib_load(int *state, const char *soname, const char *const *names, void 
 
 /* DYNLIB_LOAD(api, "libfoo.so.1", "foo_a", "foo_b"): one name per pointer
  * of api.fn, in order. */
-#define DYNLIB_LOAD(api, soname, ...)                                                            \
-	({                                                                                           \
-		static const char *const names_[] = { __VA_ARGS__ };                                    \
-		_Static_assert(sizeof(names_) / sizeof(names_[0]) == sizeof((api).fn) / sizeof(void *), \
-			       "one name per function");                                               \
-		dynlib_load(&(api).state, soname, names_, (void **)&(api).fn,                           \
-			    sizeof(names_) / sizeof(names_[0]));                                        \
+#define DYNLIB_LOAD(api, soname, ...)                                                                                  \
+	({                                                                                                             \
+		static const char *const names_[] = { __VA_ARGS__ };                                                   \
+		_Static_assert(sizeof(names_) / sizeof(names_[0]) == sizeof((api).fn) / sizeof(void *),                \
+			       "one name per function");                                                               \
+		dynlib_load(&(api).state, soname, names_, (void **)&(api).fn, sizeof(names_) / sizeof(names_[0]));     \
 	})

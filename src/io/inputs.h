@@ -25,9 +25,9 @@
 
 struct input {
 	char *path;
-	int flags;       /* O_NOFOLLOW, O_DIRECTORY as resolved */
-	int err;         /* 0, or the -errno the path gave */
-	bool content;    /* a regular file, or a listed directory */
+	int flags;    /* O_NOFOLLOW, O_DIRECTORY as resolved */
+	int err;      /* 0, or the -errno the path gave */
+	bool content; /* a regular file, or a listed directory */
 	dev_t dev;
 	ino_t ino;
 	mode_t mode;

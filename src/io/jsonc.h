@@ -12,6 +12,8 @@
 
 #include <json-c/json.h>
 
+/* the functions called, in rows (clang-format would pack them) */
+/* clang-format off */
 #define JSONC_FUNCTIONS(X)                                                                  \
 	X(json_object_array_add) X(json_object_array_get_idx) X(json_object_array_length)       \
 	X(json_object_get) X(json_object_get_boolean) X(json_object_get_int64)                  \
@@ -23,6 +25,7 @@
 	X(json_object_to_json_string_ext) X(json_object_to_json_string_length)                  \
 	X(json_tokener_free) X(json_tokener_get_error) X(json_tokener_get_parse_end)            \
 	X(json_tokener_new) X(json_tokener_parse_ex)
+/* clang-format on */
 
 struct jsonc_fns {
 #define JSONC_POINTER(f) __typeof__(&f) f;

@@ -12,14 +12,14 @@
 #include <stdint.h>
 
 struct pe_section {
-	char name[9];      /* NUL-terminated, at most 8 bytes */
-	uint32_t vsize;    /* VirtualSize: the bytes the loader maps */
+	char name[9];	   /* NUL-terminated, at most 8 bytes */
+	uint32_t vsize;	   /* VirtualSize: the bytes the loader maps */
 	uint32_t raw_size; /* SizeOfRawData: of which this many are in the file */
 	uint32_t raw_off;  /* PointerToRawData */
 };
 
 struct pe_file {
-	uint16_t machine;       /* IMAGE_FILE_MACHINE_* of the COFF header */
+	uint16_t machine; /* IMAGE_FILE_MACHINE_* of the COFF header */
 	struct pe_section *sec;
 	size_t n;
 	/* the index of the first ".profile" section (a multi-profile UKI:

@@ -120,10 +120,8 @@ static bool fs_keeps(long fs_type)
 	case F2FS_SUPER_MAGIC:
 	case TMPFS_MAGIC:
 	case MSDOS_SUPER_MAGIC:
-	case EXFAT_SUPER_MAGIC:
-		return true;
-	default:
-		return false;
+	case EXFAT_SUPER_MAGIC: return true;
+	default: return false;
 	}
 }
 

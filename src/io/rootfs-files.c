@@ -12,8 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int read_fd(int fd, const struct stat *st, struct timespec t, size_t max, bool keep, char **out,
-		   size_t *len)
+static int read_fd(int fd, const struct stat *st, struct timespec t, size_t max, bool keep, char **out, size_t *len)
 {
 	int e = root_regular_only(st);
 	if (e < 0)
@@ -188,10 +187,7 @@ int dir_fd_names(int fd, struct strv *out)
 	}
 }
 
-static int cmp_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
+static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 int root_list_dir(const struct root *r, const char *path, const char *suffix, char ***names)
 {

@@ -277,10 +277,24 @@ long root_fs_type(int fd, dev_t dev)
 static bool is_pseudo_fs(const struct root *r, int fd, const struct stat *st)
 {
 	static const unsigned long magics[] = {
-		PROC_SUPER_MAGIC, SYSFS_MAGIC,	     DEBUGFS_MAGIC,    TRACEFS_MAGIC, SECURITYFS_MAGIC,
-		DEVPTS_SUPER_MAGIC, CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC, BPF_FS_MAGIC, PSTOREFS_MAGIC,
-		EFIVARFS_MAGIC,	  SELINUX_MAGIC,     SMACK_MAGIC,      BINFMTFS_MAGIC, NSFS_MAGIC,
-		USBDEVICE_SUPER_MAGIC, 0x62656570 /* configfs */, 0x65735543 /* fusectl */,
+		PROC_SUPER_MAGIC,
+		SYSFS_MAGIC,
+		DEBUGFS_MAGIC,
+		TRACEFS_MAGIC,
+		SECURITYFS_MAGIC,
+		DEVPTS_SUPER_MAGIC,
+		CGROUP_SUPER_MAGIC,
+		CGROUP2_SUPER_MAGIC,
+		BPF_FS_MAGIC,
+		PSTOREFS_MAGIC,
+		EFIVARFS_MAGIC,
+		SELINUX_MAGIC,
+		SMACK_MAGIC,
+		BINFMTFS_MAGIC,
+		NSFS_MAGIC,
+		USBDEVICE_SUPER_MAGIC,
+		0x62656570 /* configfs */,
+		0x65735543 /* fusectl */,
 	};
 	long type = root_fs_type(fd, st->st_dev);
 	if (type == -1)
@@ -418,12 +432,10 @@ const char *root_strerror(int e)
 {
 	switch (e) {
 	case -EINVAL:
-	case -EISDIR:
-		return "not a regular file";
+	case -EISDIR: return "not a regular file";
 	case -EXDEV:
 		return "on a pseudo file system of the running kernel (proc, sysfs, devtmpfs...): refused with --root";
-	default:
-		return strerror(-e);
+	default: return strerror(-e);
 	}
 }
 

@@ -16,7 +16,7 @@
 #include <time.h>
 
 struct root {
-	int fd;      /* O_PATH descriptor of the root directory */
+	int fd;	     /* O_PATH descriptor of the root directory */
 	char *path;  /* as given, for messages and for child processes */
 	bool live;   /* no --root, not in a chroot: the running system ("/") */
 	bool chroot; /* no --root, in a chroot (io/chroot.h): "/" as an offline root */

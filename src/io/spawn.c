@@ -27,10 +27,7 @@ static unsigned children;
 unsigned spawn_count(void) { return children; }
 
 /* In the child: moves fd to a number >= min, close-on-exec; -1 on error. */
-static int lift(int fd, int min)
-{
-	return fd < 0 ? fd : fcntl(fd, F_DUPFD_CLOEXEC, min);
-}
+static int lift(int fd, int min) { return fd < 0 ? fd : fcntl(fd, F_DUPFD_CLOEXEC, min); }
 
 /* In the child: marks every fd >= from close-on-exec. */
 static void cloexec_from(int from)
@@ -82,8 +79,7 @@ static int exec_search(const char *file, char *const argv[], char *const envp[])
 	return err;
 }
 
-int spawn_run(const char *const *argv, const char *const *env, const char *chroot_dir, const int *in_fds,
-	      char **output)
+int spawn_run(const char *const *argv, const char *const *env, const char *chroot_dir, const int *in_fds, char **output)
 {
 	return spawn_run_prepared(argv, env, chroot_dir, in_fds, output, NULL, NULL);
 }
@@ -123,7 +119,7 @@ int spawn_run_prepared(const char *const *argv, const char *const *env, const ch
 		return -EPERM;
 
 	/* the environment */
-	struct strv envp = {0};
+	struct strv envp = { 0 };
 	strv_pushdup(&envp, "PATH=" CLEAN_PATH);
 	strv_pushdup(&envp, "LC_ALL=C");
 	for (size_t i = 0; env && env[i]; i++)
@@ -135,7 +131,7 @@ int spawn_run_prepared(const char *const *argv, const char *const *env, const ch
 	int *lifted = xcalloc((size_t)n_in + 1, sizeof(int));
 
 	int ret;
-	int devnull = -1, errpipe[2] = {-1, -1}, outpipe[2] = {-1, -1};
+	int devnull = -1, errpipe[2] = { -1, -1 }, outpipe[2] = { -1, -1 };
 	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (devnull < 0 || pipe2(errpipe, O_CLOEXEC) < 0 || (output && pipe2(outpipe, O_CLOEXEC) < 0)) {
 		ret = -errno;
@@ -205,7 +201,7 @@ int spawn_run_prepared(const char *const *argv, const char *const *env, const ch
 
 	int read_err = 0;
 	if (output) {
-		struct strbuf sb = {0};
+		struct strbuf sb = { 0 };
 		char buf[65536];
 		size_t shown = 0;
 		for (;;) {
@@ -294,7 +290,7 @@ int print_unified_diff(const char *path, const char *old, size_t old_len, const 
 	/* the labels escaped here, the lines after them below */
 	_cleanup_free_ char *label_a = old ? xasprintf("a/%s", esc(path)) : xstrdup("/dev/null");
 	_cleanup_free_ char *label_b = new_content ? xasprintf("b/%s", esc(path)) : xstrdup("/dev/null");
-	int fds[3] = {-1, -1, -1};
+	int fds[3] = { -1, -1, -1 };
 	int nfd = 0;
 	const char *file_a = "/dev/null", *file_b = "/dev/null";
 	char name_a[16], name_b[16];
@@ -320,7 +316,7 @@ int print_unified_diff(const char *path, const char *old, size_t old_len, const 
 		fds[nfd++] = fd;
 		file_b = name_b;
 	}
-	const char *argv[] = {"diff", "-u", "--label", label_a, "--label", label_b, file_a, file_b, NULL};
+	const char *argv[] = { "diff", "-u", "--label", label_a, "--label", label_b, file_a, file_b, NULL };
 	int r = spawn_run(argv, NULL, NULL, fds, &output);
 	if (r < 0) {
 		ret = diag_error(EXIT_SYSTEM, "cannot run diff: %s", strerror(-r));
@@ -368,5 +364,5 @@ int spawn_failed(const char *what, int rc, const char *output)
 	if (rc < 0)
 		return diag_error(EXIT_SYSTEM, "%s: cannot run: %s", what, strerror(-rc));
 	return diag_error(EXIT_SYSTEM, "%s failed (exit status %d)%s%.*s", what, rc, n ? ":\n" : "", (int)n,
-		      n ? output : "");
+			  n ? output : "");
 }

@@ -101,7 +101,9 @@ struct txn_dir *dir_get(struct txn *t, const char *path, bool create, int *err)
 	d->dev = st.st_dev;
 	d->ino = st.st_ino;
 	d->fat = fs_is_fat(fd);
-	t->dirs = xrealloc(t->dirs, (t->n_dirs + 1) * sizeof(*t->dirs)); /* NOLINT(bugprone-sizeof-expression): an array of pointers */
+	t->dirs = xrealloc(t->dirs,
+			   (t->n_dirs + 1) *
+				   sizeof(*t->dirs)); /* NOLINT(bugprone-sizeof-expression): an array of pointers */
 	t->dirs[t->n_dirs++] = d;
 	return d;
 }

@@ -12,8 +12,8 @@
 #include "io/txn.h"
 
 struct txn_dir {
-	char *path;   /* inside the root, as opened */
-	int fd;       /* O_RDONLY|O_DIRECTORY */
+	char *path; /* inside the root, as opened */
+	int fd;	    /* O_RDONLY|O_DIRECTORY */
 	dev_t dev;
 	ino_t ino;
 	bool touched; /* an entry was renamed or removed: fsync it */

@@ -98,10 +98,7 @@ static void random_suffix(char out[TMP_RAND + 1], bool fat)
 	out[TMP_RAND] = '\0';
 }
 
-static bool is_alnum(char c)
-{
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-}
+static bool is_alnum(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 
 /* Is NAME one of our temp files: ".X.memcg-policy.XXXXXX" anywhere, or,
  * in a FAT directory, "MPXXXXXX.MCG" in either case (vfat shows a short
@@ -151,7 +148,8 @@ int tmp_create(int dirfd, bool fat, const char *name, mode_t mode, char **tmpnam
 		random_suffix(suffix, fat);
 		char *tn = fat ? xasprintf(TMP_FAT_HEAD "%s" TMP_FAT_EXT, suffix)
 			       : xasprintf(".%.*s" TMP_MARK "%s", keep, name, suffix);
-		int fd = openat(dirfd, tn, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, mode & 0777);
+		int fd =
+			openat(dirfd, tn, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, mode & 0777);
 		if (fd >= 0) {
 			*tmpname = tn;
 			return fd;
@@ -260,8 +258,8 @@ static void remove_leftovers(const struct txn *t, struct txn_dir *d)
 			_cleanup_free_ char *path = path_join(d->path, tmps.v[i]);
 			_cleanup_free_ char *disp = root_display(t->root, path);
 			diag_warn("%s: a temporary file left by an interrupted run shares its data with %s (a rename "
-				    "cut short on FAT): left in place; check the file system (fsck.fat)",
-				    esc(disp), esc(twin));
+				  "cut short on FAT): left in place; check the file system (fsck.fat)",
+				  esc(disp), esc(twin));
 			continue;
 		}
 		(void)unlinkat(d->fd, tmps.v[i], 0);
@@ -288,4 +286,3 @@ void dir_clean(const struct txn *t, struct txn_dir *d)
 	remove_leftovers(t, d);
 	(void)flock(d->fd, LOCK_SH);
 }
-

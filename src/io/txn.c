@@ -117,10 +117,7 @@ static void file_reset(struct txn_file *f)
 	f->existed = f->unchanged = f->renamed = false;
 }
 
-static const char *file_path(const void *ctx, size_t i)
-{
-	return ((const struct txn *)ctx)->files[i].path;
-}
+static const char *file_path(const void *ctx, size_t i) { return ((const struct txn *)ctx)->files[i].path; }
 
 static struct txn_file *file_slot(struct txn *t, const char *path)
 {
@@ -198,7 +195,8 @@ static int prepare(struct txn *t, struct txn_file *f)
 		if (!d) {
 			if (!f->data && (r == -ENOENT || r == -ENOTDIR))
 				return 0; /* deleting what is not there */
-			return diag_error(root_error_exit(r), "%s: cannot open the directory: %s", disp, root_strerror(r));
+			return diag_error(root_error_exit(r), "%s: cannot open the directory: %s", disp,
+					  root_strerror(r));
 		}
 		struct stat st;
 		if (fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
@@ -405,8 +403,8 @@ static int place(struct txn *t, enum txn_order order)
 				f->dir->touched = f->dir->pending = true;
 			if (r < 0)
 				return fail(t, f->path,
-					    f->renamed ? "cannot sync the renamed file" :
-							 "cannot rename the temporary file into place",
+					    f->renamed ? "cannot sync the renamed file"
+						       : "cannot rename the temporary file into place",
 					    errno);
 			continue;
 		}

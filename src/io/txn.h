@@ -66,21 +66,21 @@ struct txn_dir; /* private to txn*.c (io/txn-int.h): a directory descriptor shar
 enum txn_order { TXN_WITH_OTHERS = 0, TXN_BEFORE, TXN_AFTER };
 
 struct txn_file {
-	char *path;       /* inside the root */
-	char *data;       /* new content; NULL = delete the file */
+	char *path; /* inside the root */
+	char *data; /* new content; NULL = delete the file */
 	size_t len;
-	mode_t mode;      /* for a new file (0: 0644) */
-	bool force_mode;  /* mode also for an existing file (txn_add_record) */
+	mode_t mode;	 /* for a new file (0: 0644) */
+	bool force_mode; /* mode also for an existing file (txn_add_record) */
 	enum txn_order order;
 	/* filled by txn_commit */
-	int dirfd;        /* directory holding the (symlink-resolved) target; borrowed */
-	char *name;       /* the target's name in dirfd, after symlinks */
+	int dirfd;  /* directory holding the (symlink-resolved) target; borrowed */
+	char *name; /* the target's name in dirfd, after symlinks */
 	struct txn_dir *dir;
 	char *tmpname;
 	bool existed;
-	bool unchanged;   /* content already as wanted: not written */
-	bool renamed;     /* replaced (or, for a delete, unlinked) */
-	char *old;        /* old content, for rollback */
+	bool unchanged; /* content already as wanted: not written */
+	bool renamed;	/* replaced (or, for a delete, unlinked) */
+	char *old;	/* old content, for rollback */
 	size_t old_len;
 	struct stat *old_st;
 	struct xattrs *old_xattrs; /* kept on the replacement */
@@ -91,7 +91,7 @@ struct txn {
 	struct txn_file *files;
 	size_t n, cap;
 	struct str_index by_path; /* files by path (lib/util.h) */
-	unsigned written;  /* files replaced or deleted by the last commit */
+	unsigned written;	  /* files replaced or deleted by the last commit */
 	/* private to txn_commit */
 	struct txn_dir **dirs;
 	size_t n_dirs;

@@ -12,8 +12,7 @@
 /* Is item[0..ilen) of a parameter called name[0..nlen) to be removed?
  * remove holds "name=item[,item...]"; items holding '"' are never removed
  * (taking a quote out would change how the rest of the line splits). */
-static bool item_removed(const struct strv *remove, const char *name, size_t nlen,
-			 const char *item, size_t ilen)
+static bool item_removed(const struct strv *remove, const char *name, size_t nlen, const char *item, size_t ilen)
 {
 	if (!remove || ilen == 0 || memchr(item, '"', ilen))
 		return false;
@@ -68,9 +67,8 @@ static bool reads_as(const char *t, size_t len, const struct tok_parts *p, const
 		return false;
 	struct tok_parts q;
 	cmdline_tok_parse(nt, nlen, &q);
-	return q.has_value && q.name_len == p->name_len &&
-	       memcmp(nt + q.name_off, t + p->name_off, p->name_len) == 0 && q.val_len == val->len &&
-	       memcmp(nt + q.val_off, val->s, val->len) == 0;
+	return q.has_value && q.name_len == p->name_len && memcmp(nt + q.name_off, t + p->name_off, p->name_len) == 0 &&
+	       q.val_len == val->len && memcmp(nt + q.val_off, val->s, val->len) == 0;
 }
 
 /* Takes the removed items out of the token t[0..len). On TOK_CHANGED, out
@@ -82,8 +80,7 @@ static bool reads_as(const char *t, size_t len, const struct tok_parts *p, const
  * non-empty item is left. TOK_REFUSE: no token reads as the kept items
  * (`x=memory,"a b",c`: the wrapping quotes would split it); the token is
  * then left as it is. */
-static enum tok_edit edit_token(const char *t, size_t len, const struct strv *remove,
-				struct strbuf *out)
+static enum tok_edit edit_token(const char *t, size_t len, const struct strv *remove, struct strbuf *out)
 {
 	struct tok_parts p;
 	cmdline_tok_parse(t, len, &p);
@@ -180,10 +177,7 @@ static bool add_token_ok(const char *a, size_t alen)
 	return ok;
 }
 
-static bool token_unterminated(const char *t, size_t len)
-{
-	return count_quotes(t, len) % 2;
-}
+static bool token_unterminated(const char *t, size_t len) { return count_quotes(t, len) % 2; }
 
 /* Inserts the parameter a into the line sb: before a "--", else after the
  * last kernel parameter (before trailing whitespace such as a newline),
@@ -379,8 +373,8 @@ char *cmdline_edit_like(const char *line, size_t len, const struct strv *remove,
 	return sb_take(&sb);
 }
 
-char *cmdline_edit(const char *line, size_t len, const struct strv *remove,
-		   const struct strv *add, struct strv *removed_out)
+char *cmdline_edit(const char *line, size_t len, const struct strv *remove, const struct strv *add,
+		   struct strv *removed_out)
 {
 	struct strbuf sb = { 0 };
 	if (remove && remove->n) {

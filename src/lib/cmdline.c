@@ -15,15 +15,9 @@
 /* Only in the mutant build of the kernel-parser tier (make
  * check-kparse-mutant): a deliberately wrong tokenizer for which '-' and
  * '_' differ, which that tier must catch. */
-static char dash2underscore(char c)
-{
-	return c;
-}
+static char dash2underscore(char c) { return c; }
 #else
-static char dash2underscore(char c)
-{
-	return c == '-' ? '_' : c;
-}
+static char dash2underscore(char c) { return c == '-' ? '_' : c; }
 #endif
 
 bool param_name_eq(const char *a, size_t alen, const char *b, size_t blen)
@@ -98,8 +92,8 @@ void cmdline_split(const char *line, size_t len, struct cmdline *out)
 	 * blank nor a quote */
 	enum { BLANK = 1, QUOTE = 2 };
 	static const unsigned char cls[256] = {
-		['\t'] = BLANK, ['\n'] = BLANK, ['\v'] = BLANK, ['\f'] = BLANK, ['\r'] = BLANK,
-		[' '] = BLANK,	 [0xa0] = BLANK, ['"'] = QUOTE,
+		['\t'] = BLANK, ['\n'] = BLANK, ['\v'] = BLANK, ['\f'] = BLANK,
+		['\r'] = BLANK, [' '] = BLANK,	[0xa0] = BLANK, ['"'] = QUOTE,
 	};
 	size_t i = 0;
 	while (i < len) {
@@ -254,7 +248,7 @@ size_t cmdline_init_env_names(const char *line, size_t len)
 {
 	struct cmdline c;
 	cmdline_split(line, len, &c);
-	struct strv names = {0};
+	struct strv names = { 0 };
 	for (size_t i = 0; i < c.n_kernel; i++) {
 		_cleanup_free_ char *name = cmdline_token_name(&c, i);
 		_cleanup_free_ char *value = cmdline_token_value(&c, i);
@@ -280,12 +274,12 @@ size_t cmdline_size_for_arch(const char *arch)
 		const char *arch;
 		size_t size;
 	} sizes[] = {
-		{ "x86", 2048 },   { "x86_64", 2048 }, { "i386", 2048 },	{ "arm64", 2048 },
-		{ "powerpc", 2048 }, { "ia64", 2048 }, { "sparc", 2048 },	{ "sparc64", 2048 },
-		{ "arm", 1024 },   { "riscv", 1024 },  { "parisc", 1024 }, { "mips", 4096 },
-		{ "um", 4096 },	   { "s390", 4096 },   { "alpha", 256 },	{ "arc", 256 },
-		{ "m68k", 256 },   { "microblaze", 256 }, { "xtensa", 256 },	{ "loongarch", 512 },
-		{ "csky", 512 },   { "hexagon", 512 }, { "nios2", 512 },	{ "openrisc", 512 },
+		{ "x86", 2048 },     { "x86_64", 2048 },    { "i386", 2048 },	{ "arm64", 2048 },
+		{ "powerpc", 2048 }, { "ia64", 2048 },	    { "sparc", 2048 },	{ "sparc64", 2048 },
+		{ "arm", 1024 },     { "riscv", 1024 },	    { "parisc", 1024 }, { "mips", 4096 },
+		{ "um", 4096 },	     { "s390", 4096 },	    { "alpha", 256 },	{ "arc", 256 },
+		{ "m68k", 256 },     { "microblaze", 256 }, { "xtensa", 256 },	{ "loongarch", 512 },
+		{ "csky", 512 },     { "hexagon", 512 },    { "nios2", 512 },	{ "openrisc", 512 },
 		{ "sh", 512 },
 	};
 	for (size_t i = 0; arch && i < ARRAY_SIZE(sizes); i++)

@@ -20,7 +20,7 @@ struct cmdline_token {
 };
 
 struct cmdline {
-	const char *line;  /* borrowed; not NUL-terminated necessarily */
+	const char *line; /* borrowed; not NUL-terminated necessarily */
 	size_t line_len;
 	struct cmdline_token *tok;
 	size_t n;
@@ -100,8 +100,8 @@ void cmdline_faults(const char *line, const struct strv *add, const struct strv 
  * item is kept as it was. removed_out (optional) receives the exact text of
  * each token that was changed or dropped, as it was before the edit.
  * Returns a newly allocated string. */
-char *cmdline_edit(const char *line, size_t len, const struct strv *remove,
-		   const struct strv *add, struct strv *removed_out);
+char *cmdline_edit(const char *line, size_t len, const struct strv *remove, const struct strv *add,
+		   struct strv *removed_out);
 
 /* cmdline_edit() without removed_out, where each token added that like
  * (the line as it was before, for revert) has among its kernel tokens

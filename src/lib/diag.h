@@ -18,11 +18,11 @@ enum diag_level { DIAG_ERROR, DIAG_WARNING };
 
 struct diagnostic {
 	enum diag_level level;
-	int code;        /* the exit code it stands for (errors); 0 for warnings */
-	char *message;   /* the whole text, "FILE:LINE: text" where it names a place */
-	char *file;      /* NULL where the message names no FILE:LINE */
-	unsigned line;   /* 0 where it names none */
-	bool printed;    /* diag_print() has shown it */
+	int code;      /* the exit code it stands for (errors); 0 for warnings */
+	char *message; /* the whole text, "FILE:LINE: text" where it names a place */
+	char *file;    /* NULL where the message names no FILE:LINE */
+	unsigned line; /* 0 where it names none */
+	bool printed;  /* diag_print() has shown it */
 };
 
 /* Records an error; returns -code. */

@@ -42,10 +42,10 @@ static struct shvar *get_or_add(struct shvars *vs, const char *name, size_t n)
 /* One word as it is being read. */
 struct word {
 	struct strbuf text;
-	size_t eq;           /* NAME= ends here (index of '='), or 0 */
-	bool assign;         /* starts with an unquoted NAME= */
+	size_t eq;	     /* NAME= ends here (index of '='), or 0 */
+	bool assign;	     /* starts with an unquoted NAME= */
 	bool quoted_any;     /* some part was quoted or escaped */
-	bool expanded;       /* an unquoted $ expansion or glob character */
+	bool expanded;	     /* an unquoted $ expansion or glob character */
 	const char *unknown; /* why its value needs code, or NULL */
 	const char *unknown_file;
 	unsigned unknown_line;
@@ -218,8 +218,9 @@ static bool read_dollar(struct reader *rd, struct word *w, bool quoted)
 	if (c == '(') {
 		advance(rd);
 		join(rd);
-		set_unknown(rd, w, rd->i < rd->len && rd->t[rd->i] == '(' ? "an arithmetic expansion $((...))"
-									    : "a command substitution $(...)");
+		set_unknown(rd, w,
+			    rd->i < rd->len && rd->t[rd->i] == '(' ? "an arithmetic expansion $((...))"
+								   : "a command substitution $(...)");
 		return skip_parens(rd);
 	}
 	if (c == '{') {
@@ -408,7 +409,6 @@ static void poison(struct reader *rd, const char *why, unsigned line)
 	rd->vs->poison_why = why;
 }
 
-
 enum mode { M_FIRST, M_ASSIGN, M_DECLARE, M_UNSET };
 
 /* Takes in one word of a statement, in order: an assignment is made at
@@ -468,8 +468,7 @@ static void take_word(struct reader *rd, enum mode *m, const struct word *w)
 			v->line = rd->line;
 		}
 		return;
-	case M_FIRST:
-		break;
+	case M_FIRST: break;
 	}
 }
 
@@ -538,8 +537,8 @@ void shvars_source(struct shvars *vs, const char *file, const char *text, size_t
 	}
 }
 
-bool shvars_get(const struct shvars *vs, const char *name, const char **value, const char **file,
-		unsigned *line, const char **why)
+bool shvars_get(const struct shvars *vs, const char *name, const char **value, const char **file, unsigned *line,
+		const char **why)
 {
 	*value = NULL;
 	if (vs->poisoned) {

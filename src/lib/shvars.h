@@ -18,11 +18,11 @@
 
 struct shvar {
 	char *name;
-	char *value;      /* NULL when unknown or unset */
-	bool unknown;     /* the value takes running code to know */
+	char *value;	  /* NULL when unknown or unset */
+	bool unknown;	  /* the value takes running code to know */
 	const char *file; /* where it was set last (or made unknown) */
 	unsigned line;
-	const char *why;  /* unknown: what would have to run (static text) */
+	const char *why; /* unknown: what would have to run (static text) */
 };
 
 struct shvars {
@@ -44,8 +44,8 @@ void shvars_source(struct shvars *vs, const char *file, const char *text, size_t
 
 /* A variable as it stands: *value is its value (NULL when unset); false
  * when it cannot be known (then *file, *line, *why say where and why). */
-bool shvars_get(const struct shvars *vs, const char *name, const char **value, const char **file,
-		unsigned *line, const char **why);
+bool shvars_get(const struct shvars *vs, const char *name, const char **value, const char **file, unsigned *line,
+		const char **why);
 
 /* Sets a variable to a known value (what a filter between two files, such
  * as the tool's own GRUB drop-in, leaves). */

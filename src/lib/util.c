@@ -168,10 +168,7 @@ void strv_free(struct strv *sv)
 	sv->n = 0;
 }
 
-bool startswith(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
+bool startswith(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
 
 bool endswith(const char *s, const char *suffix)
 {
@@ -259,14 +256,12 @@ int parse_size(const char *s, unsigned long long *out)
 		return -1;
 	unsigned shift = 0;
 	switch (toupper((unsigned char)*end)) {
-	case '\0':
-		break;
+	case '\0': break;
 	case 'K': shift = 10; break;
 	case 'M': shift = 20; break;
 	case 'G': shift = 30; break;
 	case 'T': shift = 40; break;
-	default:
-		return -1;
+	default: return -1;
 	}
 	if (*end) {
 		end++;

@@ -32,11 +32,11 @@ enum exit_code {
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Hand over ownership: returns p and leaves NULL behind. */
-#define TAKE_PTR(p)                      \
-	({                                   \
-		__typeof__(p) _take_p_ = (p);    \
-		(p) = NULL;                      \
-		_take_p_;                        \
+#define TAKE_PTR(p)                                                                                                    \
+	({                                                                                                             \
+		__typeof__(p) _take_p_ = (p);                                                                          \
+		(p) = NULL;                                                                                            \
+		_take_p_;                                                                                              \
 	})
 
 static inline void freep(void *p) { free(*(void **)p); }
@@ -123,7 +123,7 @@ static inline bool streq(const char *a, const char *b) { return strcmp(a, b) == 
 struct str_index {
 	size_t *slot; /* i + 1, 0 for empty; cap is a power of two */
 	size_t cap;
-	size_t n;     /* strings indexed: 0..n-1 */
+	size_t n; /* strings indexed: 0..n-1 */
 };
 typedef const char *(*str_index_key_fn)(const void *ctx, size_t i);
 /* SIZE_MAX when none. */

@@ -11,11 +11,11 @@
 #include <unistd.h>
 
 struct pft_shared {
-	pthread_mutex_t lock;    /* with gate: threads wait until all exist */
+	pthread_mutex_t lock; /* with gate: threads wait until all exist */
 	pthread_cond_t gate;
-	int gate_state;          /* 0 wait, 1 go, -1 stop (a thread did not start) */
+	int gate_state;		 /* 0 wait, 1 go, -1 stop (a thread did not start) */
 	pthread_barrier_t ready; /* every thread has its region mapped */
-	pthread_barrier_t done;  /* every thread has written its region */
+	pthread_barrier_t done;	 /* every thread has written its region */
 	size_t size;
 	size_t page;
 	unsigned iterations;
@@ -25,7 +25,7 @@ struct pft_worker {
 	pthread_t tid;
 	struct pft_shared *sh;
 	double start, end, cpu; /* this iteration's writing loop */
-	int err;                /* first errno; the thread then only keeps step */
+	int err;		/* first errno; the thread then only keeps step */
 };
 
 double clock_seconds(clockid_t clock)

@@ -14,14 +14,14 @@
 struct pft_result {
 	unsigned threads;
 	unsigned iterations;
-	size_t size;            /* bytes per thread (a multiple of the page size) */
-	size_t pages;           /* pages written per iteration, all threads */
+	size_t size;		/* bytes per thread (a multiple of the page size) */
+	size_t pages;		/* pages written per iteration, all threads */
 	double *faults_per_cpu; /* one sample per iteration */
 	double *faults_per_sec;
 	double hmean_faults_per_cpu;
 	double hmean_faults_per_sec;
-	double user, system;    /* getrusage(RUSAGE_SELF) over the whole run, seconds */
-	double elapsed;         /* wall seconds over the whole run */
+	double user, system; /* getrusage(RUSAGE_SELF) over the whole run, seconds */
+	double elapsed;	     /* wall seconds over the whole run */
 };
 
 /* A clock's time in seconds (CLOCK_MONOTONIC for intervals). */

@@ -87,7 +87,7 @@ void bench_run_free(struct bench_run *r)
 
 char *bench_run_format(const struct bench_run *r)
 {
-	struct strbuf sb = {0};
+	struct strbuf sb = { 0 };
 	sb_append(&sb, BENCH_RUN_HEADER "\n");
 	for (size_t i = 0; i < r->keys.n; i++)
 		sb_appendf(&sb, "%s: %s\n", r->keys.v[i], r->values.v[i]);
@@ -123,7 +123,8 @@ static int parse_line(char *line, const char *file, unsigned lineno, struct benc
 	char *space = strchr(line, ' ');
 	if (colon && (!space || colon < space)) {
 		if (!is_key(line, (size_t)(colon - line)))
-			return diag_error(EXIT_BADINPUT, "%s:%u: bad key '%.*s'", file, lineno, (int)(colon - line), line);
+			return diag_error(EXIT_BADINPUT, "%s:%u: bad key '%.*s'", file, lineno, (int)(colon - line),
+					  line);
 		if (colon[1] != '\0' && colon[1] != ' ')
 			return diag_error(EXIT_BADINPUT, "%s:%u: expected 'KEY: VALUE'", file, lineno);
 		*colon = '\0';
@@ -154,7 +155,7 @@ static int parse_line(char *line, const char *file, unsigned lineno, struct benc
 
 int bench_run_parse(const char *text, size_t len, const char *file, struct bench_run *out)
 {
-	struct bench_run r = {0};
+	struct bench_run r = { 0 };
 	if (memchr(text, '\0', len))
 		return diag_error(EXIT_BADINPUT, "%s: not a memcg-policy bench file (binary data)", file);
 
@@ -176,10 +177,11 @@ int bench_run_parse(const char *text, size_t len, const char *file, struct bench
 				continue;
 			bench_run_free(&r);
 			if (startswith(line, "memcg-policy-bench "))
-				return diag_error(EXIT_BADINPUT, "%s:1: unsupported format '%s' (this version reads '%s')",
-					      file, line, BENCH_RUN_HEADER);
+				return diag_error(EXIT_BADINPUT,
+						  "%s:1: unsupported format '%s' (this version reads '%s')", file, line,
+						  BENCH_RUN_HEADER);
 			return diag_error(EXIT_BADINPUT, "%s:1: not a memcg-policy bench file (no '%s' line)", file,
-				      BENCH_RUN_HEADER);
+					  BENCH_RUN_HEADER);
 		}
 		if (!*line || *line == '#')
 			continue;
@@ -234,12 +236,9 @@ static const struct {
 	const char *what;
 	bool machine;
 } comparable[] = {
-	{ "threads", "thread counts", false },
-	{ "size", "bytes per thread", false },
-	{ "iterations", "iterations", false },
-	{ "cpu", "CPU", true },
-	{ "nproc", "number of CPUs", true },
-	{ "arch", "architecture", true },
+	{ "threads", "thread counts", false }, { "size", "bytes per thread", false },
+	{ "iterations", "iterations", false }, { "cpu", "CPU", true },
+	{ "nproc", "number of CPUs", true },   { "arch", "architecture", true },
 };
 
 static bool has_spread(const struct bench_run *r)
@@ -256,15 +255,16 @@ void bench_compare_warnings(const struct bench_run *a, const struct bench_run *b
 		const char *va = bench_run_get(a, comparable[i].key), *vb = bench_run_get(b, comparable[i].key);
 		if (!va || !vb || streq(va, vb))
 			continue;
-		strv_push(out, xasprintf("the runs differ in %s (%s: A %s, B %s)%s", comparable[i].what,
-					 comparable[i].key, va, vb,
-					 comparable[i].machine ? ": they were made on different machines" : ""));
+		strv_push(out,
+			  xasprintf("the runs differ in %s (%s: A %s, B %s)%s", comparable[i].what, comparable[i].key,
+				    va, vb, comparable[i].machine ? ": they were made on different machines" : ""));
 	}
 	const struct bench_run *runs[] = { a, b };
 	for (size_t k = 0; k < 2; k++)
 		if (!has_spread(runs[k]))
 			strv_push(out, xasprintf("%c has no spread figures (Min, Stddev, CoeffVar, Max): saved by an "
-						 "earlier version", k ? 'B' : 'A'));
+						 "earlier version",
+						 k ? 'B' : 'A'));
 	/* what memcg costs is told by two runs that differ in it */
 	const char *ma = bench_run_get(a, "memcg"), *mb = bench_run_get(b, "memcg");
 	if (ma && mb && streq(ma, mb))
@@ -330,7 +330,7 @@ char *bench_run_format_metrics(const struct bench_run *r)
 	int lw = label_width(r), vw = 13;
 	for (size_t i = 0; i < r->n_metrics; i++)
 		vw = max_int(vw, value_width(r->metrics[i].value) + 1);
-	struct strbuf sb = {0};
+	struct strbuf sb = { 0 };
 	for (size_t i = 0; i < r->n_metrics; i++) {
 		_cleanup_free_ char *label = bench_metric_label(&r->metrics[i]);
 		sb_appendf(&sb, "%-*s%*.4f\n", lw, label, vw, r->metrics[i].value);
@@ -347,8 +347,7 @@ static void append_pct(struct strbuf *sb, double a, double b)
 		sb_append(sb, " (    n/a)");
 }
 
-char *bench_compare_format(const struct bench_run *a, const char *file_a, const struct bench_run *b,
-			   const char *file_b)
+char *bench_compare_format(const struct bench_run *a, const char *file_a, const struct bench_run *b, const char *file_b)
 {
 	int lw = label_width(a), wa = 13, wb = 15;
 	for (size_t i = 0; i < a->n_metrics; i++) {
@@ -358,7 +357,7 @@ char *bench_compare_format(const struct bench_run *a, const char *file_a, const 
 			wb = max_int(wb, value_width(mb->value) + 3);
 	}
 
-	struct strbuf sb = {0};
+	struct strbuf sb = { 0 };
 	const struct bench_run *runs[] = { a, b };
 	const char *files[] = { file_a, file_b };
 	for (size_t k = 0; k < 2; k++) {

@@ -20,8 +20,8 @@
 #define BENCH_RUN_HEADER "memcg-policy-bench 1"
 
 struct bench_metric {
-	char *stat;   /* "hmean", "time" */
-	char *name;   /* "faults/cpu-1" */
+	char *stat; /* "hmean", "time" */
+	char *name; /* "faults/cpu-1" */
 	double value;
 };
 

@@ -27,7 +27,6 @@ static const struct decision *lookup_decision(void *data, const char *release, c
 	return &ev->grub;
 }
 
-
 /* The command line the current configuration gives a kernel, for
  * otherwise = keep: what the running kernel booted with, else its own
  * slot, else the first global slot that holds a line. */
@@ -67,9 +66,11 @@ static int check_slot_line(const struct slot *s, const struct slot_change *c, co
 	if (old) {
 		_cleanup_free_ char *bad = cmdline_edit_refused(old, strlen(old), &c->d->remove);
 		if (bad)
-			return diag_error(EXIT_BADINPUT,
-				      "%s: cannot take memory out of the list in '%s' without changing how the kernel "
-				      "reads its other items; edit it by hand", s->path, bad);
+			return diag_error(
+				EXIT_BADINPUT,
+				"%s: cannot take memory out of the list in '%s' without changing how the kernel "
+				"reads its other items; edit it by hand",
+				s->path, bad);
 	}
 	size_t size = cmdline_size_for_arch(k->kc.arch);
 	if (!size)
@@ -84,11 +85,13 @@ static int check_slot_line(const struct slot *s, const struct slot_change *c, co
 	size_t ol = (old ? strlen(old) : 0) + pre, nl = (new ? strlen(new) : 0) + pre;
 	if (nl > size - 1 && nl > ol)
 		return diag_error(EXIT_BADINPUT,
-			      "%s: the command line would be %zu bytes%s, over the %zu a %s kernel keeps "
-			      "(COMMAND_LINE_SIZE %zu): not changed", s->path, nl, with, size - 1, k->kc.arch, size);
+				  "%s: the command line would be %zu bytes%s, over the %zu a %s kernel keeps "
+				  "(COMMAND_LINE_SIZE %zu): not changed",
+				  s->path, nl, with, size - 1, k->kc.arch, size);
 	if (ol > size - 1)
 		diag_warn("%s: the command line is %zu bytes%s, longer than the %zu a %s kernel keeps "
-			    "(COMMAND_LINE_SIZE %zu): its end is lost at boot", s->path, ol, with, size - 1, k->kc.arch, size);
+			  "(COMMAND_LINE_SIZE %zu): its end is lost at boot",
+			  s->path, ol, with, size - 1, k->kc.arch, size);
 	return 0;
 }
 
@@ -188,13 +191,14 @@ static int unmeetable(const struct evaluation *ev)
 		if (!kd->d.unmeetable)
 			continue;
 		if (kd->d.unmeetable_fw) {
-			r = diag_error(EXIT_BADINPUT,
-				       "%s: mode = %s asks for memcg on, but the Raspberry Pi firmware puts "
-				       "cgroup_disable=memory before cmdline.txt (%s: /chosen/bootargs) and this kernel "
-				       "cannot turn memcg back on after it (%s): boot it with a device tree blob without "
-				       "it, or set mode = off or auto for it",
-				       kd->k->version, policy_mode_name(kd->d.mode), kd->dk.fw_blob,
-				       kd->dk.accepts_enable ? "a cgroup_disable=memory wins" : "no cgroup_enable= parameter");
+			r = diag_error(
+				EXIT_BADINPUT,
+				"%s: mode = %s asks for memcg on, but the Raspberry Pi firmware puts "
+				"cgroup_disable=memory before cmdline.txt (%s: /chosen/bootargs) and this kernel "
+				"cannot turn memcg back on after it (%s): boot it with a device tree blob without "
+				"it, or set mode = off or auto for it",
+				kd->k->version, policy_mode_name(kd->d.mode), kd->dk.fw_blob,
+				kd->dk.accepts_enable ? "a cgroup_disable=memory wins" : "no cgroup_enable= parameter");
 			continue;
 		}
 		r = diag_error(EXIT_BADINPUT,
@@ -225,7 +229,8 @@ static void decide_one(struct context *ctx, const struct evaluation *ev, struct 
 		kd->unknown = true;
 		kd->d.keep = true;
 		kd->d.mode = ctx->policy.mode;
-		strv_push(&kd->d.reasons, xasprintf("no kernel config for %s: its memcg default is unknown", k->version));
+		strv_push(&kd->d.reasons,
+			  xasprintf("no kernel config for %s: its memcg default is unknown", k->version));
 		return;
 	}
 	_cleanup_free_ char *configured = configured_cmdline(ctx, ev, k, is_default);

@@ -9,13 +9,11 @@
 #include "decide/decide.h"
 #include "slots/slot.h"
 
-
-
 struct evaluation {
 	struct kernel_decision *kd;
 	size_t n_kd;
 	struct kernel_decision *def; /* the default kernel's */
-	struct decision grub;        /* what the GRUB slots follow (grub_decision) */
+	struct decision grub;	     /* what the GRUB slots follow (grub_decision) */
 	/* --kernel with GRUB managed: one GRUB command line serves every
 	 * installed kernel, so the others are read and decided too:
 	 * menu_kd holds them all, menu_kd[menu_own] borrowed from kd[0] */
@@ -23,7 +21,7 @@ struct evaluation {
 	struct kernel_decision *menu_kd;
 	size_t n_menu_kd, menu_own;
 	struct slot_list slots;
-	struct slot_change *ch;      /* one per slot, same index */
+	struct slot_change *ch; /* one per slot, same index */
 	bool in_sync;
 	/* no managed boot slot (none at all, or only unmanaged ones), for
 	 * a kernel the decision has an opinion on: nothing carries the
@@ -33,7 +31,7 @@ struct evaluation {
 	/* an image whose GRUB data carries tokens lacks the program its GRUB
 	 * drop-in runs: no menu it makes carries them; never in sync */
 	bool grub_no_program;
-	bool reboot_pending;         /* live: the running kernel runs otherwise,
+	bool reboot_pending; /* live: the running kernel runs otherwise,
 				      * having booted with an older line */
 	/* live: the running kernel booted with the line the configuration
 	 * gives it and runs otherwise all the same: what wins, as a sentence

@@ -20,13 +20,15 @@
 #include "slots/table.h"
 #include "lib/util.h"
 
-
 /* The line the tool last wrote to /etc/kernel/cmdline, as kernel-install
  * reads it. */
 static char *written_line(const struct journal_entry *e)
 {
-	struct slot s = { .kind = SLOT_KERNEL_CMDLINE, .path = (char *)KCMDLINE_PATH, .exists = true,
-			  .content = e->written, .len = e->written_len };
+	struct slot s = { .kind = SLOT_KERNEL_CMDLINE,
+			  .path = (char *)KCMDLINE_PATH,
+			  .exists = true,
+			  .content = e->written,
+			  .len = e->written_len };
 	return slot_cmdline(&s);
 }
 
@@ -99,8 +101,9 @@ void revert_plan_copies(struct revert_plan *p, const struct root *r, const struc
 			continue;
 		if (!wline || !same_tokens(wline, opts)) {
 			_cleanup_free_ char *disp = root_display(r, s->path);
-			diag_warn("%s has the tool's arguments, but its options are not those the tool wrote to "
-				  KCMDLINE_PATH ": left as it is", disp);
+			diag_warn("%s has the tool's arguments, but its options are not those the tool wrote "
+				  "to " KCMDLINE_PATH ": left as it is",
+				  disp);
 			continue;
 		}
 		struct strv added = { 0 }, removed = { 0 };

@@ -40,8 +40,11 @@ void revert_plan_copy_item(struct revert_plan *p, const struct slot *s, char *co
 			   struct strv *put_back, struct strv *taken)
 {
 	struct revert_item *it = item_new(p, s->path, s->kind);
-	it->u = (struct slot_undo){ .action = UNDO_WRITE, .content = content, .len = len,
-				    .cur = xstrndup(s->content, s->len), .cur_len = s->len };
+	it->u = (struct slot_undo){ .action = UNDO_WRITE,
+				    .content = content,
+				    .len = len,
+				    .cur = xstrndup(s->content, s->len),
+				    .cur_len = s->len };
 	it->put_back = *put_back;
 	it->taken = *taken;
 	it->copy = true;

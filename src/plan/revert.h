@@ -18,14 +18,14 @@ struct revert_item {
 	struct slot_undo u;   /* UNDO_WRITE or UNDO_DELETE, the content and what it replaces */
 	struct strv put_back; /* the admin's tokens it gives back */
 	struct strv taken;    /* the tool's tokens it takes out */
-	bool copy;            /* an entry written from /etc/kernel/cmdline */
+	bool copy;	      /* an entry written from /etc/kernel/cmdline */
 };
 
 struct revert_plan {
 	struct revert_item *v;
 	size_t n;
-	struct strv ended;  /* paths whose journal records end */
-	bool feeds_menu;    /* a GRUB menu input changes: regenerate */
+	struct strv ended; /* paths whose journal records end */
+	bool feeds_menu;   /* a GRUB menu input changes: regenerate */
 };
 
 /* The record e undone, its file's current content being text (NULL: the
@@ -39,7 +39,8 @@ void revert_plan_record(struct revert_plan *p, const struct root *r, const struc
  * says which entries count as such copies): each gets the same token-level
  * undo as the file. Entries with the tool's tokens that are not such
  * copies are warned about and left alone. Pure. */
-void revert_plan_copies(struct revert_plan *p, const struct root *r, const struct journal *j, const struct slot_list *l);
+void revert_plan_copies(struct revert_plan *p, const struct root *r, const struct journal *j,
+			const struct slot_list *l);
 /* Does revert_plan_copies need the boot entries (the journal has tokens
  * the tool added to /etc/kernel/cmdline)? */
 bool revert_needs_copies(const struct journal *j);

@@ -37,7 +37,7 @@ static char *kernel_ignored(const struct context *ctx, const struct evaluation *
 		return NULL;
 	struct switches g = switches_of(given), p = switches_of(ctx->sys.proc_cmdline);
 	struct switches b = kd->dk.builtin_mode != BUILTIN_NONE ? switches_of(kd->dk.builtin_cmdline)
-							       : (struct switches){ false, false };
+								: (struct switches){ false, false };
 	/* the blob read, or where none was, the 6.12 kernels' firmware */
 	bool firmware = kd->dk.fw_prefix ? fw_prefix_disables(&kd->dk) : kd->k->kc.family == FAMILY_RPI_FIRMWARE;
 	if ((g.disable && !p.disable) || (g.enable && !p.enable))
@@ -47,7 +47,8 @@ static char *kernel_ignored(const struct context *ctx, const struct evaluation *
 		if (b.disable)
 			layer = "its built-in command line (CONFIG_CMDLINE) adds cgroup_disable=memory";
 		else if (firmware)
-			layer = "the Raspberry Pi firmware's device tree prefix (/chosen/bootargs) adds cgroup_disable=memory";
+			layer = "the Raspberry Pi firmware's device tree prefix (/chosen/bootargs) adds "
+				"cgroup_disable=memory";
 		else
 			return NULL;
 	}

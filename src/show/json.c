@@ -13,9 +13,9 @@
 #include "lib/diag.h"
 #include "lib/util.h"
 
-static FILE *json_out;      /* the real stdout, with --json */
-static bool emitted;        /* the one object is out */
-static char *root_prefix;   /* "ROOT/" with --root: file names inside it become "/..." */
+static FILE *json_out;	  /* the real stdout, with --json */
+static bool emitted;	  /* the one object is out */
+static char *root_prefix; /* "ROOT/" with --root: file names inside it become "/..." */
 
 /* One diagnostic as the contract has it: message, file (inside the root),
  * line. */
@@ -126,9 +126,9 @@ struct json_object *json_report_new(const struct context *ctx, const char *comma
 	json_object_object_add(o, "live", json_object_new_boolean(opened ? ctx->root.live : !ctx->root_path));
 	json_object_object_add(o, "chroot", json_object_new_boolean(opened && ctx->root.chroot));
 	static const char *const null_keys[] = {
-		"kernel", "decision", "kernels", "slots", "boot_dir", "rejected_boot_dirs", "in_sync",
-		"reboot_pending", "kernel_ignored", "running", "policy", "system", "next_boot", "reboot_needed", "reapply_pending",
-		"grub_value",
+		"kernel",    "decision",       "kernels",	  "slots",	"boot_dir", "rejected_boot_dirs",
+		"in_sync",   "reboot_pending", "kernel_ignored",  "running",	"policy",   "system",
+		"next_boot", "reboot_needed",  "reapply_pending", "grub_value",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(null_keys); i++)
 		json_object_object_add(o, null_keys[i], NULL);
@@ -274,7 +274,8 @@ void next_boot_of(const struct context *ctx, const struct evaluation *ev, struct
 		nb->running_known = true;
 		nb->running = running_as_state(ctx->sys.running);
 	}
-	nb->ignored = ev->kernel_ignored && def->k->running && nb->known && nb->running_known && nb->state != nb->running;
+	nb->ignored =
+		ev->kernel_ignored && def->k->running && nb->known && nb->running_known && nb->state != nb->running;
 	nb->reboot_needed = nb->known && nb->running_known && nb->state != nb->running && !nb->ignored;
 }
 
@@ -291,7 +292,8 @@ void print_next_boot(const struct context *ctx, const struct next_boot *nb)
 	if (nb->now_known && nb->now != nb->state)
 		snprintf(now, sizeof(now), " (now: %s)", memcg_state_name(nb->now));
 	if (nb->ignored)
-		printf("next boot (%s): memcg %s by its command line, but the kernel booted with it now runs with memcg "
+		printf("next boot (%s): memcg %s by its command line, but the kernel booted with it now runs with "
+		       "memcg "
 		       "%s: the kernel ignores it (see check)\n",
 		       esc(nb->kernel), next, memcg_state_name(nb->running));
 	else if (!ctx->root.live)
@@ -373,9 +375,10 @@ int json_report_emit(struct json_object *o, int exit_code)
 	}
 	if (exit_code != EXIT_OK && exit_code != EXIT_DRIFT && exit_code != EXIT_REBOOT &&
 	    json_object_array_length(errs) == 0)
-		json_object_array_add(errs, diagnostic_json(exit_code == EXIT_USAGE ? "usage error (see --help)"
-										    : "failed (see the messages on stderr)",
-							    NULL, 0));
+		json_object_array_add(errs,
+				      diagnostic_json(exit_code == EXIT_USAGE ? "usage error (see --help)"
+									      : "failed (see the messages on stderr)",
+						      NULL, 0));
 	json_object_object_add(o, "errors", errs);
 	json_object_object_add(o, "warnings", warns);
 	print_json(o);
@@ -410,7 +413,7 @@ void print_json(struct json_object *obj)
 	if (emitted)
 		return;
 	put_json_text(json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-								    JSON_C_TO_STRING_NOSLASHESCAPE),
+								  JSON_C_TO_STRING_NOSLASHESCAPE),
 		      f);
 	fputc('\n', f);
 	emitted = json_out != NULL;

@@ -51,7 +51,7 @@ void print_plugin_line(const struct context *ctx, const struct evaluation *ev, i
 	struct next_boot nb;
 	next_boot_of(ctx, ev, &nb);
 	const struct kernel_decision *kd = ev->def;
-	struct strbuf sb = {0};
+	struct strbuf sb = { 0 };
 	switch (st) {
 	case PLUGIN_OK:
 		sb_appendf(&sb, "in sync: memcg %s for %s", memcg_state_name(kd->d.state), kd->k->version);
@@ -59,8 +59,10 @@ void print_plugin_line(const struct context *ctx, const struct evaluation *ev, i
 			sb_appendf(&sb, ", running %s", memcg_state_name(nb.running));
 		break;
 	case PLUGIN_WARNING:
-		sb_appendf(&sb, "reboot pending: the boot configuration gives memcg %s for %s, the running kernel has memcg %s",
-			   memcg_state_name(kd->d.state), kd->k->version, memcg_state_name(nb.running));
+		sb_appendf(
+			&sb,
+			"reboot pending: the boot configuration gives memcg %s for %s, the running kernel has memcg %s",
+			memcg_state_name(kd->d.state), kd->k->version, memcg_state_name(nb.running));
 		break;
 	default: {
 		_cleanup_free_ char *what = not_carried_text(ctx, ev);
@@ -135,7 +137,7 @@ char *nfd_feature_text(const struct context *ctx, const struct evaluation *ev)
 
 char *prometheus_text(const struct context *ctx, const struct evaluation *ev, int check_exit, long long now)
 {
-	struct strbuf sb = {0};
+	struct strbuf sb = { 0 };
 	metric(&sb, "memcg_policy_check_exit_code",
 	       "Exit code of memcg-policy check: 0 in sync, 1 drift, 3 bad input, 4 system failure, 5 reboot pending.",
 	       NULL, NULL, check_exit);

@@ -28,4 +28,3 @@ char *nfd_feature_text(const struct context *ctx, const struct evaluation *ev);
 /* The textfile metrics (Prometheus text format 0.0.4). ev NULL: only the
  * exit code and the time. */
 char *prometheus_text(const struct context *ctx, const struct evaluation *ev, int check_exit, long long now);
-

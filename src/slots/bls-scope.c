@@ -233,5 +233,6 @@ char *bls_entry_unowned(const struct root *r, const struct bls_identity *id, con
 		}
 	}
 	return xasprintf("another installation's entry, it seems: no machine-id or entry token of this root, and "
-			 "%s names no kernel it has", linux_path ? linux_path : "its linux line");
+			 "%s names no kernel it has",
+			 linux_path ? linux_path : "its linux line");
 }

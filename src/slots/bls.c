@@ -18,22 +18,16 @@
 #include <strings.h>
 
 struct bls_line {
-	size_t start, end;    /* the line, without its '\n' */
+	size_t start, end; /* the line, without its '\n' */
 	bool options;
-	bool sep;             /* whitespace between "options" and its value */
-	size_t vstart, vend;  /* the value as the loader passes it on: without
+	bool sep;	     /* whitespace between "options" and its value */
+	size_t vstart, vend; /* the value as the loader passes it on: without
 			       * the blanks and '\r' at the end of the line */
 };
 
-static bool bls_ws(char c)
-{
-	return c == ' ' || c == '\t';
-}
+static bool bls_ws(char c) { return c == ' ' || c == '\t'; }
 
-static bool any_ws(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
-}
+static bool any_ws(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'; }
 
 static size_t bls_parse(const char *text, size_t len, struct bls_line **out)
 {
@@ -105,7 +99,7 @@ static char *options_joined(const char *text, size_t len)
 {
 	_cleanup_free_ struct bls_line *lines = NULL;
 	size_t n = bls_parse(text, len, &lines);
-	struct strbuf sb = {0};
+	struct strbuf sb = { 0 };
 	sb_append(&sb, "");
 	bool first = true;
 	for (size_t i = 0; i < n; i++) {
@@ -126,22 +120,16 @@ char *bls_slot_cmdline(const struct slot *s)
 	return options_joined(s->content, s->len);
 }
 
-static bool starts_digit(const char *s)
-{
-	return isdigit((unsigned char)s[0]);
-}
+static bool starts_digit(const char *s) { return isdigit((unsigned char)s[0]); }
 
 /* Kernel releases start with a digit and have a dot ("6.9.7-200.fc40");
  * machine ids and "0-rescue-ID" do not. */
-static bool looks_like_release(const char *s)
-{
-	return starts_digit(s) && strchr(s, '.') != NULL;
-}
+static bool looks_like_release(const char *s) { return starts_digit(s) && strchr(s, '.') != NULL; }
 
 char *bls_version_from_linux(const char *path)
 {
-	static const char *const prefixes[] = { "vmlinuz-", "vmlinux-", "bzImage-", "zImage-", "Image-",
-						"uImage-", "kernel-",  "linux-" };
+	static const char *const prefixes[] = { "vmlinuz-", "vmlinux-", "bzImage-", "zImage-",
+						"Image-",   "uImage-",	"kernel-",  "linux-" };
 	static const char *const names[] = { "linux", "vmlinuz", "vmlinux", "bzImage", "zImage", "Image", "kernel" };
 	if (!path)
 		return NULL;
@@ -190,8 +178,8 @@ static bool line_ends_params(const char *s, size_t len)
 	return r;
 }
 
-static int entry_slot(const struct root *r, const struct policy *p, const struct bls_identity *id,
-		      const char *boot_dir, const char *path, struct slot_list *l)
+static int entry_slot(const struct root *r, const struct policy *p, const struct bls_identity *id, const char *boot_dir,
+		      const char *path, struct slot_list *l)
 {
 	char *text;
 	size_t len;
@@ -287,9 +275,9 @@ int bls_entry_check(const char *disp, const char *text, size_t len)
 			quotes += v[k] == '"';
 		if (quotes % 2 && i != last)
 			return diag_error(EXIT_BADINPUT,
-				      "%s:%zu: a quote opened in this options line runs on into the next one "
-				      "(the lines are joined): cannot edit the entry safely",
-				      disp, i + 1);
+					  "%s:%zu: a quote opened in this options line runs on into the next one "
+					  "(the lines are joined): cannot edit the entry safely",
+					  disp, i + 1);
 	}
 	return 0;
 }
@@ -342,7 +330,7 @@ static int bls_find_in(const struct root *r, const struct policy *p, const struc
 /* ---- editing ---- */
 
 struct bls_edit {
-	char **val;    /* edited value of each options line */
+	char **val; /* edited value of each options line */
 	size_t *vlen;
 	size_t n;
 };
@@ -350,7 +338,7 @@ struct bls_edit {
 static char *edit_joined(void *ctx)
 {
 	const struct bls_edit *be = ctx;
-	struct strbuf sb = {0};
+	struct strbuf sb = { 0 };
 	sb_append(&sb, "");
 	for (size_t i = 0; i < be->n; i++) {
 		if (i)
@@ -414,7 +402,7 @@ char *bls_slot_edit(const struct slot *s, const struct decision *d, struct strv 
 	add_tokens(&be.val[target], &be.vlen[target], &d->add, edit_joined, &be, added, s);
 
 	/* rebuild: every byte outside the options values as it was */
-	struct strbuf sb = {0};
+	struct strbuf sb = { 0 };
 	sb_append(&sb, "");
 	size_t pos = 0;
 	for (k = 0; k < nopt; k++) {
@@ -476,11 +464,11 @@ char *bls_base_cmdline(const struct slot_list *l, const char *default_kernel, co
 		return NULL;
 	if (from_path)
 		*from_path = from->path;
-	_cleanup_free_ char *joined = from->kind == SLOT_UKI ? xstrdup(from->uki->own)
-							    : options_joined(from->content, from->len);
+	_cleanup_free_ char *joined =
+		from->kind == SLOT_UKI ? xstrdup(from->uki->own) : options_joined(from->content, from->len);
 	struct cmdline c;
 	cmdline_split(joined, strlen(joined), &c);
-	struct strbuf sb = {0};
+	struct strbuf sb = { 0 };
 	sb_append(&sb, "");
 	bool has_root = false;
 	static const char *const drop[] = { "initrd", "BOOT_IMAGE", "systemd.machine_id" };

@@ -32,7 +32,10 @@ static void push_dir(struct boot_dirs *b, const char *path, enum boot_role role,
 {
 	b->v = xrealloc(b->v, (b->n + 1) * sizeof(*b->v));
 	b->v[b->n++] = (struct boot_dir){
-		.path = xstrdup(path), .role = role, .has_entries = entries, .has_ukis = ukis,
+		.path = xstrdup(path),
+		.role = role,
+		.has_entries = entries,
+		.has_ukis = ukis,
 	};
 }
 
@@ -126,8 +129,7 @@ static struct {
 	} fn;
 } blkid;
 
-static char *probe_partition(dev_t dev, bool want_vfat, const char *gpt_type, const char *mbr_type,
-			     const char *what)
+static char *probe_partition(dev_t dev, bool want_vfat, const char *gpt_type, const char *mbr_type, const char *what)
 {
 	if (!DYNLIB_LOAD(blkid, "libblkid.so.1", "blkid_new_probe_from_filename", "blkid_free_probe",
 			 "blkid_probe_enable_superblocks", "blkid_probe_set_superblocks_flags",

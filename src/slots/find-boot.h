@@ -26,10 +26,10 @@ enum boot_role {
 };
 
 struct boot_dir {
-	char *path;        /* inside the root: "/boot", "/efi", "/boot/efi" */
+	char *path; /* inside the root: "/boot", "/efi", "/boot/efi" */
 	enum boot_role role;
-	bool has_entries;  /* loader/entries is a directory */
-	bool has_ukis;     /* EFI/Linux is a directory */
+	bool has_entries; /* loader/entries is a directory */
+	bool has_ukis;	  /* EFI/Linux is a directory */
 };
 
 struct boot_dirs {
@@ -53,5 +53,5 @@ bool grub_uses_blscfg(const struct root *r);
 /* True if the test variable ENV_TRUST_BOOT is set (non-empty, not "0"). */
 bool trust_boot_env(void);
 
-#define ESP_GPT_TYPE      "c12a7328-f81f-11d2-ba4b-00a0c93ec93b"
+#define ESP_GPT_TYPE "c12a7328-f81f-11d2-ba4b-00a0c93ec93b"
 #define XBOOTLDR_GPT_TYPE "bc13c2ff-59e6-4262-a352-b275fd6f7172"

@@ -57,9 +57,9 @@ int kernel_install_layout(const struct root *r)
 					p++;
 					p += strspn(p, " \t\"'");
 					size_t n = strcspn(p, " \t\"'\r#");
-					layout = n == 3 && strncmp(p, "bls", 3) == 0 ? KI_LAYOUT_BLS :
-						 n == 3 && strncmp(p, "uki", 3) == 0 ? KI_LAYOUT_UKI :
-										       KI_LAYOUT_OTHER;
+					layout = n == 3 && strncmp(p, "bls", 3) == 0   ? KI_LAYOUT_BLS
+						 : n == 3 && strncmp(p, "uki", 3) == 0 ? KI_LAYOUT_UKI
+										       : KI_LAYOUT_OTHER;
 				}
 			}
 			line = nl ? nl + 1 : NULL;
@@ -107,8 +107,7 @@ bool kernel_install_used(const struct root *r, const struct slot_list *l)
 	return false;
 }
 
-int kcmdline_slots_find(const struct root *r, const struct policy *p, const char *default_kernel,
-			struct slot_list *l)
+int kcmdline_slots_find(const struct root *r, const struct policy *p, const char *default_kernel, struct slot_list *l)
 {
 	char *text;
 	size_t len;
@@ -146,7 +145,8 @@ int kcmdline_slots_find(const struct root *r, const struct policy *p, const char
 	s->create = true;
 	s->len = strlen(base) + 1;
 	s->content = xasprintf("%s\n", base);
-	s->note = xasprintf("missing: created from the %s of %s", endswith(from, ".efi") ? "own line" : "options", from);
+	s->note =
+		xasprintf("missing: created from the %s of %s", endswith(from, ".efi") ? "own line" : "options", from);
 	free(base);
 	return 0;
 }

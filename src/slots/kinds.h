@@ -35,7 +35,7 @@ char *bls_base_cmdline(const struct slot_list *l, const char *default_kernel, co
 /* This root's names on a shared boot partition (slots/bls-scope.c): its
  * machine id and every entry token it may use. */
 struct bls_identity {
-	char *machine_id;  /* /etc/machine-id, NULL if none */
+	char *machine_id;   /* /etc/machine-id, NULL if none */
 	struct strv tokens; /* machine id, /etc/kernel/entry-token, os-release IMAGE_ID, ID */
 };
 void bls_identity_load(const struct root *r, struct bls_identity *id);
@@ -73,8 +73,7 @@ int uki_slots_find(const struct root *r, const struct policy *p, const struct bl
  * entry the tool edits. Else s becomes a read-only SLOT_UKI whose line
  * is the UKI's own and its addons' (the options are ignored under Secure
  * Boot). 0, or a negative exit code for an I/O error. */
-int uki_entry_slot(const struct root *r, const struct policy *p, const char *boot_dir, struct slot *s,
-		   const char *uki, const char *options);
-int kcmdline_slots_find(const struct root *r, const struct policy *p, const char *default_kernel,
-			struct slot_list *l);
+int uki_entry_slot(const struct root *r, const struct policy *p, const char *boot_dir, struct slot *s, const char *uki,
+		   const char *options);
+int kcmdline_slots_find(const struct root *r, const struct policy *p, const char *default_kernel, struct slot_list *l);
 int rpi_slots_find(const struct root *r, const struct policy *p, struct slot_list *l);

@@ -20,10 +20,18 @@ const struct rpi_board rpi_boards[] = {
 	{ "CM5", "raspberrypi,5-compute-module", { "pi5", "cm5" }, { "bcm2712-rpi-cm5-cm5io.dtb" } },
 	{ "4B", "raspberrypi,4-model-b", { "pi4" }, { "bcm2711-rpi-4-b.dtb" } },
 	{ "400", "raspberrypi,400", { "pi4", "pi400" }, { "bcm2711-rpi-400.dtb" } },
-	{ "CM4", "raspberrypi,4-compute-module", { "pi4", "cm4" }, { "bcm2711-rpi-cm4.dtb", "bcm2711-rpi-cm4-io.dtb" } },
-	{ "3B+", "raspberrypi,3-model-b-plus", { "pi3", "pi3+" }, { "bcm2710-rpi-3-b-plus.dtb", "bcm2837-rpi-3-b-plus.dtb" } },
+	{ "CM4",
+	  "raspberrypi,4-compute-module",
+	  { "pi4", "cm4" },
+	  { "bcm2711-rpi-cm4.dtb", "bcm2711-rpi-cm4-io.dtb" } },
+	{ "3B+",
+	  "raspberrypi,3-model-b-plus",
+	  { "pi3", "pi3+" },
+	  { "bcm2710-rpi-3-b-plus.dtb", "bcm2837-rpi-3-b-plus.dtb" } },
 	{ "3B", "raspberrypi,3-model-b", { "pi3" }, { "bcm2710-rpi-3-b.dtb", "bcm2837-rpi-3-b.dtb" } },
-	{ "Zero 2 W", "raspberrypi,model-zero-2-w", { "pi0", "pi02" },
+	{ "Zero 2 W",
+	  "raspberrypi,model-zero-2-w",
+	  { "pi0", "pi02" },
 	  { "bcm2710-rpi-zero-2-w.dtb", "bcm2837-rpi-zero-2-w.dtb" } },
 };
 const size_t rpi_n_boards = ARRAY_SIZE(rpi_boards);
@@ -31,8 +39,8 @@ const size_t rpi_n_boards = ARRAY_SIZE(rpi_boards);
 /* Every model filter the firmware knows, also those of boards not in the
  * table (they select none of them). */
 static const char *const model_filters[] = {
-	"pi1", "pi2", "pi3", "pi3+", "pi4", "pi400", "pi5", "pi500", "pi0", "pi0w", "pi02",
-	"cm1", "cm3", "cm3+", "cm4", "cm4s", "cm5",
+	"pi1",	"pi2",	"pi3", "pi3+", "pi4",  "pi400", "pi5",	"pi500", "pi0",
+	"pi0w", "pi02", "cm1", "cm3",  "cm3+", "cm4",	"cm4s", "cm5",
 };
 
 struct filter {
@@ -42,7 +50,7 @@ struct filter {
 
 struct values {
 	char *os_prefix, *cmdline, *device_tree;
-	char *at; /* where the last of them was set */
+	char *at;	    /* where the last of them was set */
 	char *uncertain_at; /* where the first was set under a filter the tool cannot judge */
 };
 
@@ -144,10 +152,10 @@ static int parse(const struct root *r, const char *dir, const char *path, int de
 		size_t vl = n - (size_t)(val - line);
 		while (vl && blank(val[0]))
 			val++, vl--;
-		char **slot = kl == 9 && !memcmp(line, "os_prefix", 9)	   ? &v->os_prefix
-			      : kl == 7 && !memcmp(line, "cmdline", 7)	   ? &v->cmdline
+		char **slot = kl == 9 && !memcmp(line, "os_prefix", 9)	     ? &v->os_prefix
+			      : kl == 7 && !memcmp(line, "cmdline", 7)	     ? &v->cmdline
 			      : kl == 11 && !memcmp(line, "device_tree", 11) ? &v->device_tree
-									   : NULL;
+									     : NULL;
 		if (!slot)
 			continue;
 		set(slot, val, vl);
@@ -222,7 +230,8 @@ int rpi_config_read(const struct root *r, struct rpi_config *out)
 		struct rpi_boot *bt = &out->boot[i];
 		bt->board = b;
 		const char *prefix = v.os_prefix ? v.os_prefix : "";
-		_cleanup_free_ char *cl = xasprintf("%s%s", prefix, v.cmdline && *v.cmdline ? v.cmdline : "cmdline.txt");
+		_cleanup_free_ char *cl =
+			xasprintf("%s%s", prefix, v.cmdline && *v.cmdline ? v.cmdline : "cmdline.txt");
 		bt->cmdline_path = path_join(out->dir, cl);
 		if (v.device_tree) {
 			/* device_tree= with nothing: no blob at all */

@@ -19,23 +19,23 @@
 #include "io/rootfs.h"
 
 struct rpi_board {
-	const char *name;       /* "5", "4B", "400", "CM4", "3B+", ... */
+	const char *name;	/* "5", "4B", "400", "CM4", "3B+", ... */
 	const char *compatible; /* the device tree's model compatible, "raspberrypi,5-model-b" */
 	const char *filters[3]; /* model filters that select it: "pi5", "pi500" */
-	const char *dtbs[3];    /* the blob the firmware loads for it, in its order */
+	const char *dtbs[3];	/* the blob the firmware loads for it, in its order */
 };
 
 struct rpi_boot {
 	const struct rpi_board *board;
-	char *cmdline_path;  /* inside the root: DIR/PREFIX + cmdline= (cmdline.txt) */
-	char *dtb_path;      /* the blob it loads, NULL: none there (or device_tree= empty) */
-	char *config_at;     /* FILE:LINE of the os_prefix=/cmdline=/device_tree= that set them, NULL: defaults */
-	char *uncertain_at;  /* FILE:LINE of a value set under a filter the tool cannot judge, NULL: none */
+	char *cmdline_path; /* inside the root: DIR/PREFIX + cmdline= (cmdline.txt) */
+	char *dtb_path;	    /* the blob it loads, NULL: none there (or device_tree= empty) */
+	char *config_at;    /* FILE:LINE of the os_prefix=/cmdline=/device_tree= that set them, NULL: defaults */
+	char *uncertain_at; /* FILE:LINE of a value set under a filter the tool cannot judge, NULL: none */
 };
 
 struct rpi_config {
-	char *dir;           /* "/boot/firmware" or "/boot"; NULL: no config.txt */
-	char *config_path;   /* DIR/config.txt */
+	char *dir;	       /* "/boot/firmware" or "/boot"; NULL: no config.txt */
+	char *config_path;     /* DIR/config.txt */
 	struct rpi_boot *boot; /* one per board of the table, in its order */
 	size_t n;
 	/* the live system's board (its device tree's compatible), NULL:

@@ -30,15 +30,15 @@ static int check_one_line(const struct root *r, const char *path, const char *te
 		}
 		if (line > 1 && !strchr(" \t\r\v\f", text[i])) {
 			_cleanup_free_ char *disp = root_display(r, path);
-			return diag_error(EXIT_BADINPUT, "%s:%u: more than one line (the command line must be one line)",
-				      disp, line);
+			return diag_error(EXIT_BADINPUT,
+					  "%s:%u: more than one line (the command line must be one line)", disp, line);
 		}
 	}
 	return 0;
 }
 
-static int add_file(const struct root *r, const struct policy *p, enum slot_kind kind, const char *path,
-		    bool create, const char *unmanaged_note, struct slot_list *l)
+static int add_file(const struct root *r, const struct policy *p, enum slot_kind kind, const char *path, bool create,
+		    const char *unmanaged_note, struct slot_list *l)
 {
 	char *text;
 	size_t len;

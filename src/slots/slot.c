@@ -32,10 +32,11 @@ static const struct {
 	const char *path;
 	enum slot_kind kind;
 } kind_paths[] = {
-	{ KCMDLINE_PATH, SLOT_KERNEL_CMDLINE },	 { RPI_CMDLINE_PATH, SLOT_RPI },     { RPI_CMDLINE_OLD_PATH, SLOT_RPI },
-	{ RPI_EXTRA_PATH, SLOT_RPI_EXTRA },	 { GRUB_DROPIN_PATH, SLOT_GRUB_DROPIN },
-	{ GRUB_DEFAULT_PATH, SLOT_GRUB_DEFAULT }, { GRUB_TOKENS_PATH, SLOT_GRUB_TOKENS },
-	{ GRUBENV_PATH, SLOT_GRUBENV },		 { GRUBENV2_PATH, SLOT_GRUBENV },
+	{ KCMDLINE_PATH, SLOT_KERNEL_CMDLINE }, { RPI_CMDLINE_PATH, SLOT_RPI },
+	{ RPI_CMDLINE_OLD_PATH, SLOT_RPI },	{ RPI_EXTRA_PATH, SLOT_RPI_EXTRA },
+	{ GRUB_DROPIN_PATH, SLOT_GRUB_DROPIN }, { GRUB_DEFAULT_PATH, SLOT_GRUB_DEFAULT },
+	{ GRUB_TOKENS_PATH, SLOT_GRUB_TOKENS }, { GRUBENV_PATH, SLOT_GRUBENV },
+	{ GRUBENV2_PATH, SLOT_GRUBENV },
 };
 static const char *const entry_dirs[] = { "/boot/loader/entries/", "/efi/loader/entries/",
 					  "/boot/efi/loader/entries/" };
@@ -67,10 +68,7 @@ const char *slot_kind_name(enum slot_kind k)
 	return "unknown";
 }
 
-bool slot_kind_feeds_menu(enum slot_kind k)
-{
-	return (size_t)k < ARRAY_SIZE(kinds) && kinds[k].feeds_menu;
-}
+bool slot_kind_feeds_menu(enum slot_kind k) { return (size_t)k < ARRAY_SIZE(kinds) && kinds[k].feeds_menu; }
 
 const char *slot_state_name(enum slot_state s)
 {
@@ -212,17 +210,14 @@ char *slot_content_copy(const struct slot *s, size_t *new_len)
 
 /* ---- files that hold one command line ---- */
 
-static bool is_ws(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
+static bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
 
 /* /etc/kernel/cmdline as kernel-install reads it (its loader-entry
  * plugin: tr -s "$IFS" ' ', then one trailing space dropped): every run
  * of spaces, tabs and newlines, quoted or not, becomes one space. */
 static char *kernel_install_read(const char *text, size_t len)
 {
-	struct strbuf sb = {0};
+	struct strbuf sb = { 0 };
 	sb_append(&sb, "");
 	for (size_t i = 0; i < len; i++) {
 		bool ifs = text[i] == ' ' || text[i] == '\t' || text[i] == '\n';
@@ -242,7 +237,7 @@ char *line_slot_cmdline(const struct slot *s)
 		return NULL;
 	if (s->kind == SLOT_KERNEL_CMDLINE)
 		return kernel_install_read(s->content, s->len);
-	struct strbuf sb = {0};
+	struct strbuf sb = { 0 };
 	sb_append(&sb, "");
 	size_t i = 0, n = s->len;
 	while (i < n && is_ws(s->content[i]))
@@ -268,7 +263,7 @@ void add_tokens(char **text, size_t *len, const struct strv *add, joined_fn join
 		cmdline_free(&c);
 		if (present)
 			continue;
-		struct strv one = {0};
+		struct strv one = { 0 };
 		strv_pushdup(&one, add->v[i]);
 		char *n = cmdline_edit_like(*text, *len, NULL, &one, s->like, s->like_len);
 		strv_free(&one);

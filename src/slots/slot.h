@@ -25,15 +25,15 @@
 #define GRUBENV2_PATH "/boot/grub2/grubenv" /* the Fedora family's */
 
 enum slot_kind {
-	SLOT_BLS,            /* $BOOT/loader/entries/NAME.conf: options lines */
+	SLOT_BLS,	     /* $BOOT/loader/entries/NAME.conf: options lines */
 	SLOT_KERNEL_CMDLINE, /* /etc/kernel/cmdline */
-	SLOT_RPI,            /* cmdline.txt, one line */
-	SLOT_RPI_EXTRA,      /* /etc/default/raspi-extra-cmdline (Debian raspi-firmware) */
+	SLOT_RPI,	     /* cmdline.txt, one line */
+	SLOT_RPI_EXTRA,	     /* /etc/default/raspi-extra-cmdline (Debian raspi-firmware) */
 	SLOT_GRUB_DROPIN,    /* /etc/default/grub.d/99-memcg-policy.cfg */
 	SLOT_GRUB_DEFAULT,   /* /etc/default/grub: marked line that sources the drop-in */
-	SLOT_GRUB_CFG,       /* generated menu: read only, verified */
-	SLOT_GRUBENV,        /* kernelopts in grubenv: the value; the block is rewritten whole */
-	SLOT_UKI,            /* UKIs in $BOOT/EFI/Linux: read, rebuilt by kernel-install */
+	SLOT_GRUB_CFG,	     /* generated menu: read only, verified */
+	SLOT_GRUBENV,	     /* kernelopts in grubenv: the value; the block is rewritten whole */
+	SLOT_UKI,	     /* UKIs in $BOOT/EFI/Linux: read, rebuilt by kernel-install */
 	SLOT_GRUB_TOKENS,    /* /var/lib/memcg-policy/grub.tokens: what the GRUB drop-in applies */
 };
 
@@ -45,21 +45,21 @@ enum slot_state { SLOT_IN_SYNC, SLOT_DRIFT, SLOT_MISSING, SLOT_UNMANAGED, SLOT_N
  * and read by its verdict (grub_cfg_state). Each text is the first one
  * found, NULL where there is none. */
 struct menu_facts {
-	char *regen;         /* how to regenerate it ("update-grub") */
-	char *overrides;     /* something that overrides the drop-in or the marked line */
-	char *missing;       /* the drop-in or the marked line is not in place */
-	char *default_value; /* GRUB_CMDLINE_LINUX_DEFAULT as the files set it last */
-	char *stale;         /* an input newer than the menu */
+	char *regen;		 /* how to regenerate it ("update-grub") */
+	char *overrides;	 /* something that overrides the drop-in or the marked line */
+	char *missing;		 /* the drop-in or the marked line is not in place */
+	char *default_value;	 /* GRUB_CMDLINE_LINUX_DEFAULT as the files set it last */
+	char *stale;		 /* an input newer than the menu */
 	bool regeneration_helps; /* regenerating would fix a drift: nothing overrides, nothing is missing */
 };
 
 /* What a unified kernel image gives its kernel (slots/uki.c): the line
  * systemd-stub builds is the slot's content; these are its parts. */
 struct uki_facts {
-	char *own;                /* its .cmdline as the stub reads it; NULL: none */
-	char *uname;              /* its .uname; NULL: none */
-	struct strv addons;       /* the addons that apply, in the stub's order (paths) */
-	struct strv addon_lines;  /* their .cmdline, same index */
+	char *own;		 /* its .cmdline as the stub reads it; NULL: none */
+	char *uname;		 /* its .uname; NULL: none */
+	struct strv addons;	 /* the addons that apply, in the stub's order (paths) */
+	struct strv addon_lines; /* their .cmdline, same index */
 	/* the command that rebuilds it from /etc/kernel/cmdline ("kernel-install
 	 * add VER KERNEL [INITRD]", argv joined by spaces), NULL: none; then
 	 * no_rebuild says why */
@@ -67,24 +67,24 @@ struct uki_facts {
 	char *no_rebuild;
 	/* a multi-profile UKI: own and uname are its default profile's (@0,
 	 * its own .cmdline where it has one, else the base one) */
-	size_t profiles;          /* 0: not a multi-profile UKI */
-	bool profile_own;         /* @0 has a .cmdline of its own */
-	size_t others_own;        /* other profiles with a .cmdline of their own (not judged) */
+	size_t profiles;   /* 0: not a multi-profile UKI */
+	bool profile_own;  /* @0 has a .cmdline of its own */
+	size_t others_own; /* other profiles with a .cmdline of their own (not judged) */
 };
 
 struct slot {
 	enum slot_kind kind;
-	char *path;           /* inside the root */
-	char *kernel;         /* version this slot belongs to; NULL = the default kernel's (global) */
+	char *path;   /* inside the root */
+	char *kernel; /* version this slot belongs to; NULL = the default kernel's (global) */
 	bool exists;
-	bool create;          /* missing, and the tool should create it */
-	char *content;        /* current bytes (NUL-terminated), NULL if missing */
+	bool create;   /* missing, and the tool should create it */
+	char *content; /* current bytes (NUL-terminated), NULL if missing */
 	size_t len;
-	mode_t mode;          /* for a new file */
-	bool unmanaged;       /* reported, never edited (UKI, $kernelopts, bootloaders = no) */
-	char *note;           /* unmanaged: why, and how to rebuild; drift: why */
+	mode_t mode;		 /* for a new file */
+	bool unmanaged;		 /* reported, never edited (UKI, $kernelopts, bootloaders = no) */
+	char *note;		 /* unmanaged: why, and how to rebuild; drift: why */
 	struct menu_facts *menu; /* SLOT_GRUB_CFG: what it is made from; NULL otherwise */
-	struct uki_facts *uki;   /* SLOT_UKI: its parts; NULL otherwise */
+	struct uki_facts *uki;	 /* SLOT_UKI: its parts; NULL otherwise */
 	/* revert's undo only: the command line before the tool changed it,
 	 * where tokens put back go (cmdline_edit_like); NULL otherwise */
 	const char *like;
@@ -96,22 +96,22 @@ struct slot {
 
 /* What the plan does with a slot (plan/plan.h): its new content and why. */
 struct slot_change {
-	enum slot_state state;   /* in-sync, drift, missing (the file does not exist), unmanaged */
+	enum slot_state state;	  /* in-sync, drift, missing (the file does not exist), unmanaged */
 	const struct decision *d; /* the decision this slot follows; NULL if unmanaged */
-	const char *kernel;      /* release whose decision applies */
-	char *new_content;       /* NULL: read-only or unmanaged */
+	const char *kernel;	  /* release whose decision applies */
+	char *new_content;	  /* NULL: read-only or unmanaged */
 	size_t new_len;
-	bool changed;            /* new_content differs (or the file is to be created) */
+	bool changed; /* new_content differs (or the file is to be created) */
 	struct strv added;
 	struct strv removed;
-	char *note;              /* the plan's word on it (why it drifts, is not managed); NULL: the slot's own */
+	char *note; /* the plan's word on it (why it drifts, is not managed); NULL: the slot's own */
 };
 
 struct slot_list {
 	struct slot *v;
 	size_t n;
-	char *boot_dir;          /* $BOOT found for BLS, NULL if none */
-	struct strv rejected;    /* "PATH: why it is not a boot partition" */
+	char *boot_dir;	      /* $BOOT found for BLS, NULL if none */
+	struct strv rejected; /* "PATH: why it is not a boot partition" */
 	bool uses_kernel_install;
 };
 
@@ -140,5 +140,5 @@ bool slot_kind_of_path(const char *path, enum slot_kind *kind);
 const char *slot_kind_name(enum slot_kind k);
 /* Is the kind an input of the generated GRUB menu (a change to it is
  * followed by one regeneration)? */
-bool slot_kind_feeds_menu(enum slot_kind k);   /* "bls", "kernel-cmdline", "rpi", ... */
+bool slot_kind_feeds_menu(enum slot_kind k);	/* "bls", "kernel-cmdline", "rpi", ... */
 const char *slot_state_name(enum slot_state s); /* "in-sync", "drift", "missing", "unmanaged" */

@@ -29,7 +29,10 @@ static int find_grub(const struct find_args *a, struct slot_list *l) { return gr
 
 /* The finders, in the order slots are listed. */
 static int (*const finders[])(const struct find_args *, struct slot_list *) = {
-	find_bls, find_kcmdline, find_rpi, find_grub,
+	find_bls,
+	find_kcmdline,
+	find_rpi,
+	find_grub,
 };
 
 /* Files the tool edits as text: nothing for an unmanaged one, the content
@@ -59,7 +62,8 @@ typedef char *undo_fn(enum slot_kind k, const struct journal_entry *e, const cha
 
 /* the tool's tokens out, the admin's back (cmdline_edit reads "name=a,b"
  * as the items a and b) */
-static char *undo_tokens(enum slot_kind k _unused_, const struct journal_entry *e, const char *cur, size_t cur_len, size_t *len)
+static char *undo_tokens(enum slot_kind k _unused_, const struct journal_entry *e, const char *cur, size_t cur_len,
+			 size_t *len)
 {
 	char *out = cmdline_edit(cur, cur_len, &e->added, &e->removed, NULL);
 	*len = strlen(out);
@@ -71,8 +75,12 @@ static char *undo_tokens(enum slot_kind k _unused_, const struct journal_entry *
  * tool changed it */
 static char *undo_line(enum slot_kind k, const struct journal_entry *e, const char *cur, size_t cur_len, size_t *len)
 {
-	const struct slot s = { .kind = k, .path = e->path, .content = (char *)cur, .len = cur_len,
-				.exists = true, .like = e->had_original ? e->original : NULL,
+	const struct slot s = { .kind = k,
+				.path = e->path,
+				.content = (char *)cur,
+				.len = cur_len,
+				.exists = true,
+				.like = e->had_original ? e->original : NULL,
 				.like_len = e->original_len };
 	const struct decision d = { .remove = e->added, .add = e->removed };
 	return line_slot_edit(&s, &d, NULL, NULL, len);
@@ -81,21 +89,31 @@ static char *undo_line(enum slot_kind k, const struct journal_entry *e, const ch
 /* a BLS entry: the same, in its options lines only (the entry's other
  * lines are not a command line: taking a token out of the whole file
  * would join the options line with the next) */
-static char *undo_bls(enum slot_kind k _unused_, const struct journal_entry *e, const char *cur, size_t cur_len, size_t *len)
+static char *undo_bls(enum slot_kind k _unused_, const struct journal_entry *e, const char *cur, size_t cur_len,
+		      size_t *len)
 {
 	_cleanup_free_ char *like = NULL;
 	if (e->had_original) {
-		const struct slot o = { .kind = SLOT_BLS, .path = e->path, .content = e->original,
-					.len = e->original_len, .exists = true };
+		const struct slot o = { .kind = SLOT_BLS,
+					.path = e->path,
+					.content = e->original,
+					.len = e->original_len,
+					.exists = true };
 		like = bls_slot_cmdline(&o);
 	}
-	const struct slot s = { .kind = SLOT_BLS, .path = e->path, .content = (char *)cur, .len = cur_len,
-				.exists = true, .like = like, .like_len = like ? strlen(like) : 0 };
+	const struct slot s = { .kind = SLOT_BLS,
+				.path = e->path,
+				.content = (char *)cur,
+				.len = cur_len,
+				.exists = true,
+				.like = like,
+				.like_len = like ? strlen(like) : 0 };
 	const struct decision d = { .remove = e->added, .add = e->removed };
 	return bls_slot_edit(&s, &d, NULL, NULL, len);
 }
 
-static char *undo_unmark(enum slot_kind k _unused_, const struct journal_entry *e, const char *cur, size_t cur_len, size_t *len)
+static char *undo_unmark(enum slot_kind k _unused_, const struct journal_entry *e, const char *cur, size_t cur_len,
+			 size_t *len)
 {
 	(void)e;
 	return grub_default_unmark(cur, cur_len, len);

@@ -52,9 +52,9 @@ enum slot_write slot_kind_writes(enum slot_kind k);
 enum undo_action { UNDO_NOTHING, UNDO_WRITE, UNDO_DELETE };
 struct slot_undo {
 	enum undo_action action;
-	char *content;   /* UNDO_WRITE: the new content (grubenv: the kernelopts value) */
+	char *content; /* UNDO_WRITE: the new content (grubenv: the kernelopts value) */
 	size_t len;
-	char *cur;       /* what it replaces: the file, or grubenv's kernelopts value */
+	char *cur; /* what it replaces: the file, or grubenv's kernelopts value */
 	size_t cur_len;
 	const char *why; /* UNDO_NOTHING where something is amiss: what */
 };

@@ -85,10 +85,12 @@ int uki_after_commit(const struct root *r, const struct slot_list *l, const bool
 		for (size_t i = 0; i < cmds.n; i++) {
 			if (r->live || mode == GRUB_REGEN_NEVER)
 				log_verbose("UKI not rebuilt (%s): run %s",
-					    mode == GRUB_REGEN_NEVER ? "--no-regenerate" : "regenerate = no", cmds.v[i]);
+					    mode == GRUB_REGEN_NEVER ? "--no-regenerate" : "regenerate = no",
+					    cmds.v[i]);
 			else
 				diag_warn("UKI not rebuilt in %s (%s): run %s inside it, or apply --regenerate",
-					  r->chroot ? "this chroot" : r->path, r->chroot ? "a chroot" : "--root", cmds.v[i]);
+					  r->chroot ? "this chroot" : r->path, r->chroot ? "a chroot" : "--root",
+					  cmds.v[i]);
 		}
 		return 0;
 	}
@@ -99,10 +101,11 @@ int uki_after_commit(const struct root *r, const struct slot_list *l, const bool
 		const char **argv = xcalloc(rb->n + 1, sizeof(char *));
 		for (size_t k = 0; k < rb->n; k++)
 			argv[k] = rb->v[k];
-		log_verbose("running %s%s", cmds.v[i], r->live ? "" : " in a private mount namespace, chrooted into the image");
+		log_verbose("running %s%s", cmds.v[i],
+			    r->live ? "" : " in a private mount namespace, chrooted into the image");
 		if (log_verbosity < 1)
-			log_progress("running kernel-install to rebuild the UKI of %s%s (-v shows its output)...", rb->v[2],
-				     r->live ? "" : " in the image");
+			log_progress("running kernel-install to rebuild the UKI of %s%s (-v shows its output)...",
+				     rb->v[2], r->live ? "" : " in the image");
 		_cleanup_free_ char *out = NULL;
 		int rc;
 		/* the package's plugins in it run no apply of their own: this run
@@ -113,7 +116,8 @@ int uki_after_commit(const struct root *r, const struct slot_list *l, const bool
 			live_env(&env);
 			rc = spawn_run(argv, (const char *const *)env.v, NULL, NULL, &out);
 		} else {
-			static const char *const image_env[] = { "MEMCG_POLICY_IMAGE=1", "MEMCG_POLICY_REBUILDING=1", NULL };
+			static const char *const image_env[] = { "MEMCG_POLICY_IMAGE=1", "MEMCG_POLICY_REBUILDING=1",
+								 NULL };
 			rc = grub_image_run(r, argv, image_env, &out);
 		}
 		free(argv);

@@ -32,12 +32,12 @@
 
 /* The parts of a PE file the stub reads. */
 struct pe_parts {
-	char *cmdline; /* mangled as the stub does; NULL: no .cmdline */
-	char *uname;   /* NULL: no .uname */
-	bool linux_;   /* has a .linux section (a UKI, not an addon) */
-	size_t profiles;     /* a multi-profile UKI's profiles (0: none) */
-	bool profile_own;    /* its default profile (@0) has a .cmdline of its own */
-	size_t others_own;   /* other profiles with a .cmdline of their own */
+	char *cmdline;	   /* mangled as the stub does; NULL: no .cmdline */
+	char *uname;	   /* NULL: no .uname */
+	bool linux_;	   /* has a .linux section (a UKI, not an addon) */
+	size_t profiles;   /* a multi-profile UKI's profiles (0: none) */
+	bool profile_own;  /* its default profile (@0) has a .cmdline of its own */
+	size_t others_own; /* other profiles with a .cmdline of their own */
 };
 
 static void pe_parts_free(struct pe_parts *p)
@@ -96,7 +96,8 @@ static int read_parts(const struct root *r, const char *path, struct pe_parts *o
 		e = pe_section_text(fd, (uint64_t)st.st_size, s, want[i].max, &text, &len);
 		if (e == -EFBIG || e == -EBADMSG) {
 			*why = xasprintf("its %s section is %s", want[i].name,
-					 e == -EFBIG ? "larger than a command line can be" : "past the end of the file");
+					 e == -EFBIG ? "larger than a command line can be"
+						     : "past the end of the file");
 			e = -EBADMSG;
 		}
 		if (e < 0)
@@ -284,8 +285,8 @@ static int facts_of(const struct root *r, const char *boot_dir, const char *path
 	return 0;
 }
 
-static int uki_slot(const struct root *r, const struct policy *p, const struct bls_identity *id,
-		    const char *boot_dir, const char *path, struct slot_list *l)
+static int uki_slot(const struct root *r, const struct policy *p, const struct bls_identity *id, const char *boot_dir,
+		    const char *path, struct slot_list *l)
 {
 	struct pe_parts own;
 	_cleanup_free_ char *why = NULL;
@@ -338,8 +339,8 @@ static bool secure_boot_on(const struct root *r, const struct policy *p)
 	return read_host_file(SECURE_BOOT_VAR, 64, &v, &n) == 0 && n >= 5 && v[4] == 1;
 }
 
-int uki_entry_slot(const struct root *r, const struct policy *p, const char *boot_dir, struct slot *s,
-		   const char *uki, const char *options)
+int uki_entry_slot(const struct root *r, const struct policy *p, const char *boot_dir, struct slot *s, const char *uki,
+		   const char *options)
 {
 	bool sb = secure_boot_on(r, p);
 	if (options && *options && !sb) {
@@ -387,10 +388,11 @@ int uki_entry_slot(const struct root *r, const struct policy *p, const char *boo
 	free(s->content);
 	s->content = joined_line(u, &s->len);
 	s->note = NULL;
-	u->no_rebuild = xasprintf(options && *options ? "its entry's options do not reach it (Secure Boot is on), and "
-							"%s is a UKI a boot entry names: rebuild it with the tool that made it"
-						      : "%s is a UKI a boot entry names: rebuild it with the tool that made it, "
-							"or give the entry an options line",
+	u->no_rebuild = xasprintf(options && *options
+					  ? "its entry's options do not reach it (Secure Boot is on), and "
+					    "%s is a UKI a boot entry names: rebuild it with the tool that made it"
+					  : "%s is a UKI a boot entry names: rebuild it with the tool that made it, "
+					    "or give the entry an options line",
 				  path);
 	return 0;
 }

@@ -16,7 +16,7 @@
 #define GRUB_MARK "# added by memcg-policy"
 #define GRUB_DROPIN_NAME "99-memcg-policy.cfg"
 
-extern const char *const grub_menus[2];     /* /boot/grub/grub.cfg, /boot/grub2/grub.cfg */
+extern const char *const grub_menus[2]; /* /boot/grub/grub.cfg, /boot/grub2/grub.cfg */
 
 /* An executable regular file named name in the root's bin directories. */
 char *grub_find_tool(const struct root *r, const char *name);
@@ -24,8 +24,8 @@ const char *grub_basename(const char *p);
 
 /* How the root regenerates its menu. */
 struct grub_regen {
-	char *tool;   /* path in the root: update-grub, grub-mkconfig or grub2-mkconfig */
-	char *menu;   /* the menu it writes; NULL: update-grub's own */
+	char *tool; /* path in the root: update-grub, grub-mkconfig or grub2-mkconfig */
+	char *menu; /* the menu it writes; NULL: update-grub's own */
 	bool update_grub;
 };
 void grub_find_regen(const struct root *r, struct grub_regen *g);
@@ -33,19 +33,16 @@ void grub_regen_free(struct grub_regen *g);
 /* "update-grub", "grub2-mkconfig -o /boot/grub2/grub.cfg" */
 char *grub_regen_text(const struct grub_regen *g);
 
-
-
-
 /* One kernel command line of a menu: from a linux line, or the fallback
  * `set kernelopts="..."` of RHEL 8 style menus. */
 struct menu_line {
 	unsigned line;
-	char *release;  /* NULL: not known (kernelopts) */
-	char *image;    /* the linux line's kernel path; NULL for kernelopts */
+	char *release; /* NULL: not known (kernelopts) */
+	char *image;   /* the linux line's kernel path; NULL for kernelopts */
 	char *cmdline;
 	bool recovery;
-	bool is_linux;     /* a linux / linux16 / linuxefi line */
-	const char *text;  /* the menu line as it is (no '\n') */
+	bool is_linux;	  /* a linux / linux16 / linuxefi line */
+	const char *text; /* the menu line as it is (no '\n') */
 	size_t text_len;
 };
 

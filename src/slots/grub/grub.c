@@ -39,7 +39,6 @@
 #define GRUB_DROPIN_DATA_PATH "/usr/share/memcg-policy/99-memcg-policy.cfg"
 #endif
 
-
 /* Largest grub-mkconfig script read to see whether it sources grub.d. */
 #define MAX_SCRIPT (1u << 20)
 
@@ -147,7 +146,7 @@ static char *shell_value(const char *text, size_t len, const char *name)
 			j += 7;
 		if (e - j > n && memcmp(text + j, name, n) == 0 && text[j + n] == '=') {
 			j += n + 1;
-			struct strbuf sb = {0};
+			struct strbuf sb = { 0 };
 			sb_append(&sb, "");
 			char q = 0;
 			for (; j < e; j++) {
@@ -203,8 +202,8 @@ struct detect {
 	bool dropin_support;
 	bool use_dropin;
 	bool has_default;
-	bool managed;      /* inputs are managed */
-	char *off_note;    /* grub = no */
+	bool managed;	/* inputs are managed */
+	char *off_note; /* grub = no */
 };
 
 /* What the menu is generated from (struct menu_facts): computed while
@@ -256,7 +255,8 @@ static struct menu_facts *menu_facts_find(const struct root *r, const struct det
 			const char *var = assigns_cmdline(text, len, 0, &line);
 			if (var && strcmp(names[i], GRUB_DROPIN_NAME) > 0) {
 				_cleanup_free_ char *msg = xasprintf(
-					"a later drop-in overrides ours: %s:%u sets %s after " GRUB_DROPIN_NAME, p, line, var);
+					"a later drop-in overrides ours: %s:%u sets %s after " GRUB_DROPIN_NAME, p,
+					line, var);
 				fact(&mf->overrides, msg);
 			}
 		}
@@ -275,21 +275,23 @@ static struct menu_facts *menu_facts_find(const struct root *r, const struct det
 			i = end + 1;
 		}
 		if (!m) {
-			fact(&mf->missing, "the marked line of memcg-policy is missing from " GRUB_DEFAULT_PATH ": run memcg-policy apply");
+			fact(&mf->missing, "the marked line of memcg-policy is missing from " GRUB_DEFAULT_PATH
+					   ": run memcg-policy apply");
 		} else {
 			unsigned line = 0;
 			const char *var = assigns_cmdline(deftext, deflen, (size_t)(m - deftext), &line);
 			if (var) {
-				_cleanup_free_ char *msg = xasprintf(
-					"a line after ours overrides it: " GRUB_DEFAULT_PATH ":%u sets %s after the marked line", line,
-					var);
+				_cleanup_free_ char *msg =
+					xasprintf("a line after ours overrides it: " GRUB_DEFAULT_PATH
+						  ":%u sets %s after the marked line",
+						  line, var);
 				fact(&mf->overrides, msg);
 			}
 		}
 		const char *data = grub_data_path(r); /* in an image: one it holds, or NULL */
 		if (!data || (r->live && !root_is_reg(r, data)))
 			fact(&mf->missing, "the drop-in " GRUB_DROPIN_DATA_PATH " that " GRUB_DEFAULT_PATH
-				       " sources is not installed");
+					   " sources is not installed");
 	}
 	if (defval)
 		fact(&mf->default_value, defval);
@@ -449,7 +451,7 @@ out:
 
 char *grub_default_unmark(const char *text, size_t len, size_t *new_len)
 {
-	struct strbuf sb = {0};
+	struct strbuf sb = { 0 };
 	sb_append(&sb, "");
 	for (size_t i = 0; i < len;) {
 		size_t e = i;
@@ -469,7 +471,7 @@ static char *default_edit(const struct slot *s, size_t *new_len)
 {
 	size_t len;
 	_cleanup_free_ char *text = grub_default_unmark(s->content ? s->content : "", s->content ? s->len : 0, &len);
-	struct strbuf sb = {0};
+	struct strbuf sb = { 0 };
 	sb_appendn(&sb, text, len);
 	if (len > 0 && text[len - 1] != '\n')
 		sb_appendc(&sb, '\n');
@@ -486,7 +488,7 @@ static char *tokens_edit(const struct slot *s, const struct decision *d, size_t 
 {
 	if (!d || d->keep)
 		return slot_content_copy(s, new_len);
-	struct grub_tokens now = {0};
+	struct grub_tokens now = { 0 };
 	bool same = false;
 	if (s->content) {
 		unsigned bad; /* a bad file is rewritten */
@@ -562,7 +564,5 @@ char *grubenv_edit(const struct slot *s, const struct decision *d, struct strv *
 bool grub_slot_creates(const struct slot *s, const struct decision *d)
 {
 	return (s->kind == SLOT_GRUB_DROPIN || s->kind == SLOT_GRUB_DEFAULT || s->kind == SLOT_GRUB_TOKENS) &&
-	       !s->unmanaged && !s->exists &&
-	       s->create && d && !d->keep;
+	       !s->unmanaged && !s->exists && s->create && d && !d->keep;
 }
-

@@ -85,8 +85,8 @@ int grub_image_run(const struct root *r, const char *const *argv, const char *co
  * help (a later drop-in overrides ours, the drop-in is not in place).
  * Returns 0 or -EXIT_SYSTEM with the tool's output shown. ran_tools counts
  * the regenerations run. */
-int grub_after_commit(const struct root *r, const struct policy *p, const struct slot_list *l,
-		      const bool *changed, enum grub_regen_mode mode, unsigned *ran_tools);
+int grub_after_commit(const struct root *r, const struct policy *p, const struct slot_list *l, const bool *changed,
+		      enum grub_regen_mode mode, unsigned *ran_tools);
 
 /* The grubenv at path (inside the root) with kernelopts set to value, for
  * the transaction to replace the file with (never written in place: a
@@ -128,9 +128,9 @@ const char *grub_data_path(const struct root *r);
 #define ENV_GRUB_TOKENS "MEMCG_POLICY_GRUB_TOKENS"
 
 struct grub_tokens {
-	struct strv add;     /* tokens to have: "cgroup_disable=memory" */
-	struct strv remove;  /* "name=item" not to have */
-	size_t limit;        /* bytes of the line the menu's kernels keep
+	struct strv add;    /* tokens to have: "cgroup_disable=memory" */
+	struct strv remove; /* "name=item" not to have */
+	size_t limit;	    /* bytes of the line the menu's kernels keep
 			      * (COMMAND_LINE_SIZE - 1 of the smallest); 0 unknown */
 };
 /* "add TOKEN" / "remove TOKEN" lines, one optional "limit BYTES" line,

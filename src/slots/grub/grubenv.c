@@ -17,7 +17,7 @@ char *grubenv_get(const char *text, size_t len, const char *name)
 		if (e > len)
 			e = len;
 		if (e - i > n && memcmp(text + i, name, n) == 0 && text[i + n] == '=') {
-			struct strbuf sb = {0};
+			struct strbuf sb = { 0 };
 			sb_append(&sb, "");
 			for (size_t j = i + n + 1; j < e; j++) {
 				if (text[j] == '\\' && j + 1 < e)
@@ -55,7 +55,7 @@ int grubenv_set(const char *text, size_t len, const char *name, const char *valu
 	if (space == 0 || text[space - 1] != '\n')
 		return -EINVAL;
 	size_t nl = strlen(name);
-	struct strbuf esc = {0};
+	struct strbuf esc = { 0 };
 	sb_append(&esc, "");
 	for (const char *p = value; *p; p++) {
 		if (*p == '\\' || *p == '\n')
@@ -63,7 +63,7 @@ int grubenv_set(const char *text, size_t len, const char *name, const char *valu
 		sb_appendc(&esc, *p);
 	}
 	size_t vl = esc.len;
-	struct strbuf sb = {0};
+	struct strbuf sb = { 0 };
 	bool found = false;
 	for (size_t p = sig; p + nl + 1 < space; p = next_line(text, p, len)) {
 		if (memcmp(text + p, name, nl) != 0 || text[p + nl] != '=')

@@ -31,12 +31,12 @@ struct image_ns {
 	 * now, and its inode, which the child checks after opening it again
 	 * in its own namespace (a descriptor from the parent's namespace
 	 * cannot be mounted on there) */
-	char *path[4];       /* the root, /dev, /proc, /sys */
+	char *path[4]; /* the root, /dev, /proc, /sys */
 	dev_t dev[4];
 	ino_t ino[4];
 	/* preflight only: what must be executable inside the image */
 	const char *tool, *interp;
-	int step;            /* in the child: the step that failed */
+	int step; /* in the child: the step that failed */
 };
 
 /* In the child: "/proc/self/fd/N" into buf (no stdio). */
@@ -130,8 +130,10 @@ static int ns_open(const struct root *r, struct image_ns *ns)
 		_cleanup_free_ char *d = root_display(r, in);
 		if (fd < 0) {
 			ns_close(ns);
-			return diag_error(EXIT_SYSTEM, "--regenerate: %s: %s: no directory to mount %s on for the image's GRUB tools", d,
-				      fd == -ENOTDIR ? "not a directory (or a symbolic link)" : strerror(-fd), in + 1);
+			return diag_error(
+				EXIT_SYSTEM,
+				"--regenerate: %s: %s: no directory to mount %s on for the image's GRUB tools", d,
+				fd == -ENOTDIR ? "not a directory (or a symbolic link)" : strerror(-fd), in + 1);
 		}
 		char link[40];
 		fd_path(link, fd);
@@ -221,9 +223,11 @@ int grub_image_preflight(const struct root *r, const char *tool)
 	const char *err = strerror(res[1]);
 	switch (n == (ssize_t)sizeof(res) ? res[0] : STEP_N) {
 	case STEP_UNSHARE:
-		return diag_error(EXIT_SYSTEM, "--regenerate: cannot create a private mount namespace: %s (needs root)", err);
+		return diag_error(EXIT_SYSTEM, "--regenerate: cannot create a private mount namespace: %s (needs root)",
+				  err);
 	case STEP_PRIVATE:
-		return diag_error(EXIT_SYSTEM, "--regenerate: cannot make the mounts of the namespace private: %s", err);
+		return diag_error(EXIT_SYSTEM, "--regenerate: cannot make the mounts of the namespace private: %s",
+				  err);
 	case STEP_DEV:
 	case STEP_PROC:
 	case STEP_SYS: {
@@ -231,22 +235,21 @@ int grub_image_preflight(const struct root *r, const char *tool)
 		if (res[1] == ESTALE)
 			err = "it changed while being prepared";
 		_cleanup_free_ char *d = root_display(r, mount_dirs[i]);
-		return diag_error(EXIT_SYSTEM, "--regenerate: cannot mount %s on %s: %s", i == 0 ? "the host's /dev" : mount_dirs[i] + 1,
-			      d, err);
+		return diag_error(EXIT_SYSTEM, "--regenerate: cannot mount %s on %s: %s",
+				  i == 0 ? "the host's /dev" : mount_dirs[i] + 1, d, err);
 	}
-	case STEP_CHROOT:
-		return diag_error(EXIT_SYSTEM, "--regenerate: cannot chroot into %s: %s", r->path, err);
+	case STEP_CHROOT: return diag_error(EXIT_SYSTEM, "--regenerate: cannot chroot into %s: %s", r->path, err);
 	case STEP_TOOL: {
 		_cleanup_free_ char *d = root_display(r, tool);
 		return diag_error(EXIT_SYSTEM, "--regenerate: %s cannot be run inside the image: %s", d, err);
 	}
 	case STEP_INTERP: {
 		_cleanup_free_ char *d = root_display(r, interp);
-		return diag_error(EXIT_SYSTEM, "--regenerate: %s, the interpreter of %s, cannot be run inside the image: %s", d,
-			      grub_basename(tool), err);
+		return diag_error(EXIT_SYSTEM,
+				  "--regenerate: %s, the interpreter of %s, cannot be run inside the image: %s", d,
+				  grub_basename(tool), err);
 	}
-	default:
-		return diag_error(EXIT_SYSTEM, "--regenerate: the preparation of %s failed", r->path);
+	default: return diag_error(EXIT_SYSTEM, "--regenerate: the preparation of %s failed", r->path);
 	}
 }
 

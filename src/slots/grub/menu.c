@@ -8,7 +8,7 @@
 
 void grub_split_words(const char *s, size_t len, struct strv *words)
 {
-	struct strbuf w = {0};
+	struct strbuf w = { 0 };
 	bool in_word = false;
 	size_t i = 0;
 	while (i < len) {
@@ -69,7 +69,7 @@ char *grub_release_from_path(const char *path)
  * one parameter, quoted when it holds blanks (grub_create_loader_cmdline). */
 static char *words_cmdline(const struct strv *w, size_t from)
 {
-	struct strbuf sb = {0};
+	struct strbuf sb = { 0 };
 	sb_append(&sb, "");
 	for (size_t i = from; i < w->n; i++) {
 		if (i > from)
@@ -88,10 +88,7 @@ static char *words_cmdline(const struct strv *w, size_t from)
 	return sb_take(&sb);
 }
 
-static bool is_linux_cmd(const char *w)
-{
-	return streq(w, "linux") || streq(w, "linux16") || streq(w, "linuxefi");
-}
+static bool is_linux_cmd(const char *w) { return streq(w, "linux") || streq(w, "linux16") || streq(w, "linuxefi"); }
 
 /* Calls fn for every kernel command line of the sections written by a
  * *linux* script (10_linux, 20_linux_xen, 10_linux_zfs; not 30_os-prober
@@ -118,7 +115,7 @@ void grub_menu_lines(const char *text, size_t len, menu_line_fn fn, void *data)
 		}
 		if (!relevant)
 			continue;
-		struct strv w = {0};
+		struct strv w = { 0 };
 		grub_split_words(l, n, &w);
 		struct menu_line m = { .line = ln, .text = l, .text_len = n };
 		if (w.n >= 1 && (streq(w.v[0], "menuentry") || streq(w.v[0], "submenu"))) {
@@ -163,7 +160,7 @@ static bool own_counts(const struct kernel_decision *kd)
 {
 	if (!kd || kd->unknown || kd->d.keep)
 		return false;
-	struct strbuf sb = {0};
+	struct strbuf sb = { 0 };
 	sb_append(&sb, "");
 	for (size_t i = 0; i < kd->d.add.n; i++)
 		sb_appendf(&sb, "%s%s", i ? " " : "", kd->d.add.v[i]);
@@ -192,11 +189,11 @@ static bool verify_line(void *data, const struct menu_line *m)
 	v->recovery_total += m->recovery;
 	/* a switch both taken out and added goes back in its order: it is
 	 * wanted, and each kernel's rules judge the order */
-	struct strv remove = {0};
+	struct strv remove = { 0 };
 	for (size_t i = 0; i < d->remove.n; i++)
 		if (!strv_contains(&d->add, d->remove.v[i]))
 			strv_pushdup(&remove, d->remove.v[i]);
-	struct strv missing = {0}, unwanted = {0};
+	struct strv missing = { 0 }, unwanted = { 0 };
 	cmdline_faults(m->cmdline, &d->add, &remove, &missing, &unwanted);
 	strv_free(&remove);
 	enum memcg_state got = STATE_OFF;
@@ -240,7 +237,7 @@ enum slot_state grub_cfg_state(const struct slot *s, decision_lookup_fn lookup, 
 		strv_free(&v.unwanted_all);
 		return SLOT_IN_SYNC;
 	}
-	struct strbuf sb = {0};
+	struct strbuf sb = { 0 };
 	sb_appendf(&sb, "line %u", v.first_line);
 	if (v.first_release)
 		sb_appendf(&sb, " (%s)", v.first_release);
@@ -294,10 +291,7 @@ enum slot_state grub_cfg_state(const struct slot *s, decision_lookup_fn lookup, 
 
 /* Would regenerating fix this menu's drift? Not when something overrides
  * the drop-in or it is not in place (the facts found with it). */
-bool grub_regeneration_helps(const struct slot *s)
-{
-	return !s->menu || s->menu->regeneration_helps;
-}
+bool grub_regeneration_helps(const struct slot *s) { return !s->menu || s->menu->regeneration_helps; }
 
 static bool first_line(void *data, const struct menu_line *m)
 {
@@ -306,10 +300,7 @@ static bool first_line(void *data, const struct menu_line *m)
 	return false;
 }
 
-char *grubenv_cmdline(const struct slot *s)
-{
-	return s->content ? xstrdup(s->content) : NULL;
-}
+char *grubenv_cmdline(const struct slot *s) { return s->content ? xstrdup(s->content) : NULL; }
 
 char *grub_menu_cmdline(const struct slot *s)
 {

@@ -193,7 +193,7 @@ int grub_preview(const struct root *r, const struct slot_list *l, const struct s
 	}
 	if (!any || !menus)
 		return 0;
-	struct vars v[3] = {{0}};
+	struct vars v[3] = { { 0 } };
 	_cleanup_free_ char *why_not = NULL;
 	int e = grub_get_vars(r, l, ch, v, &why_not);
 	if (e < 0) {
@@ -275,7 +275,7 @@ int grub_status(const struct root *r, const struct slot_list *l, const struct sl
 			in = &l->v[i];
 	if (!in)
 		return 0;
-	struct vars v[3] = {{0}};
+	struct vars v[3] = { { 0 } };
 	_cleanup_free_ char *why_not = NULL;
 	int e = grub_get_vars(r, l, ch, v, &why_not);
 	printf("GRUB command line (GRUB_CMDLINE_LINUX, then GRUB_CMDLINE_LINUX_DEFAULT: one line at boot):\n");
@@ -316,9 +316,10 @@ static bool warn_long_line(void *data, const struct menu_line *m)
 		return true;
 	size_t n = strlen("BOOT_IMAGE= ") + strlen(m->image) + strlen(m->cmdline);
 	if (n > o->limit) {
-		diag_warn("%s:%u: the kernel command line is %zu bytes (with GRUB's BOOT_IMAGE=), longer than the %zu a "
-			  "%s kernel keeps (COMMAND_LINE_SIZE %zu): its end is lost at boot",
-			  esc(o->path), m->line, n, o->limit, o->arch, o->limit + 1);
+		diag_warn(
+			"%s:%u: the kernel command line is %zu bytes (with GRUB's BOOT_IMAGE=), longer than the %zu a "
+			"%s kernel keeps (COMMAND_LINE_SIZE %zu): its end is lost at boot",
+			esc(o->path), m->line, n, o->limit, o->arch, o->limit + 1);
 		o->warned = true;
 		return false;
 	}
@@ -381,7 +382,7 @@ int grub_check_lines(const struct root *r, const struct slot_list *l, const stru
 	}
 	/* by the tool's reader only: values that take running code to know
 	 * are not judged here (apply --dry-run and status show them) */
-	struct vars v[3] = {{0}};
+	struct vars v[3] = { { 0 } };
 	struct unknown u = { 0 };
 	int e = grub_read_vars(r, l, ch, v, &u);
 	grub_unknown_clear(&u);
@@ -398,17 +399,21 @@ int grub_check_lines(const struct root *r, const struct slot_list *l, const stru
 	int filter = grub_filter(&t, v[0].lin, v[0].def, &lo, &dout);
 	grub_tokens_free(&t);
 	if (refused) {
-		e = diag_error(EXIT_BADINPUT,
-			       "%s: cannot take memory out of the list in '%s' (GRUB_CMDLINE_LINUX and "
-			       "GRUB_CMDLINE_LINUX_DEFAULT) without changing how the kernel reads its other items; edit it "
-			       "by hand", esc(at), esc(refused));
+		e = diag_error(
+			EXIT_BADINPUT,
+			"%s: cannot take memory out of the list in '%s' (GRUB_CMDLINE_LINUX and "
+			"GRUB_CMDLINE_LINUX_DEFAULT) without changing how the kernel reads its other items; edit it "
+			"by hand",
+			esc(at), esc(refused));
 		goto out;
 	}
 	if (filter < 0) {
-		e = diag_error(EXIT_BADINPUT,
-			       "%s: GRUB_CMDLINE_LINUX ends inside a quote that GRUB_CMDLINE_LINUX_DEFAULT closes, across a "
-			       "memcg argument: the kernel reads them as one line and the drop-in cannot edit it safely; "
-			       "close the quote in GRUB_CMDLINE_LINUX", esc(at));
+		e = diag_error(
+			EXIT_BADINPUT,
+			"%s: GRUB_CMDLINE_LINUX ends inside a quote that GRUB_CMDLINE_LINUX_DEFAULT closes, across a "
+			"memcg argument: the kernel reads them as one line and the drop-in cannot edit it safely; "
+			"close the quote in GRUB_CMDLINE_LINUX",
+			esc(at));
 		goto out;
 	}
 	/* normal entries get "LINUX DEFAULT", recovery entries "single LINUX"
@@ -424,16 +429,18 @@ int grub_check_lines(const struct root *r, const struct slot_list *l, const stru
 	};
 	for (int k = 0; k < 2 && limit; k++)
 		if (len[k].after > limit && len[k].after > len[k].now && len[k].after > len[k].written) {
-			e = diag_error(EXIT_BADINPUT,
-				       "%s: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT would give %s entries a line of "
-				       "%zu bytes, over the %zu a %s kernel keeps (COMMAND_LINE_SIZE %zu): not changed",
-				       esc(at), k ? "recovery" : "normal", len[k].after, limit, arch, limit + 1);
+			e = diag_error(
+				EXIT_BADINPUT,
+				"%s: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT would give %s entries a line of "
+				"%zu bytes, over the %zu a %s kernel keeps (COMMAND_LINE_SIZE %zu): not changed",
+				esc(at), k ? "recovery" : "normal", len[k].after, limit, arch, limit + 1);
 			goto out;
 		}
 	if (limit && !warned && (len[0].written > limit || len[0].now > limit))
-		diag_warn("%s: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT are %zu bytes, longer than the %zu a %s "
-			  "kernel keeps (COMMAND_LINE_SIZE %zu): the end of the line is lost at boot",
-			  esc(at), len[0].written > len[0].now ? len[0].written : len[0].now, limit, arch, limit + 1);
+		diag_warn(
+			"%s: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT are %zu bytes, longer than the %zu a %s "
+			"kernel keeps (COMMAND_LINE_SIZE %zu): the end of the line is lost at boot",
+			esc(at), len[0].written > len[0].now ? len[0].written : len[0].now, limit, arch, limit + 1);
 	/* each kernel by its own rules, normal and recovery entries */
 	for (size_t i = 0; i < n; i++) {
 		if (kd[i].d.keep || kd[i].unknown)
@@ -441,7 +448,7 @@ int grub_check_lines(const struct root *r, const struct slot_list *l, const stru
 		const struct decide_kernel *dk = &kd[i].dk;
 		_cleanup_free_ char *own = NULL;
 		{
-			struct strbuf sb = {0};
+			struct strbuf sb = { 0 };
 			sb_append(&sb, "");
 			for (size_t j = 0; j < kd[i].d.add.n; j++)
 				sb_appendf(&sb, "%s%s", j ? " " : "", kd[i].d.add.v[j]);
@@ -453,11 +460,12 @@ int grub_check_lines(const struct root *r, const struct slot_list *l, const stru
 		 * another: a variable of init, of which it gets at most 30 */
 		if (!dk->accepts_enable && adds_enable(now, after) &&
 		    cmdline_init_env_names(after, strlen(after)) > CMDLINE_INIT_ENVS) {
-			e = diag_error(EXIT_BADINPUT,
-				       "%s: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT with the cgroup_enable=memory "
-				       "another kernel of the menu needs would give %s, which has no such parameter, more "
-				       "variables of init than the %d it takes (a panic at boot): not changed",
-				       esc(at), kd[i].k->version, CMDLINE_INIT_ENVS);
+			e = diag_error(
+				EXIT_BADINPUT,
+				"%s: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT with the cgroup_enable=memory "
+				"another kernel of the menu needs would give %s, which has no such parameter, more "
+				"variables of init than the %d it takes (a panic at boot): not changed",
+				esc(at), kd[i].k->version, CMDLINE_INIT_ENVS);
 			goto out;
 		}
 		const char *which = NULL;
@@ -466,12 +474,14 @@ int grub_check_lines(const struct root *r, const struct slot_list *l, const stru
 		else if (cmdline_memcg_state(dk, v[2].lin) != kd[i].d.state)
 			which = "recovery";
 		if (which) {
-			e = diag_error(EXIT_BADINPUT,
-				       "%s: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT, as the drop-in would leave "
-				       "them, give %s memcg %s in its %s entries, not %s (the kernel reads \"%s\"); edit them "
-				       "by hand", esc(at), kd[i].k->version,
-				       memcg_state_name(cmdline_memcg_state(dk, streq(which, "normal") ? after : v[2].lin)),
-				       which, memcg_state_name(kd[i].d.state), esc(streq(which, "normal") ? after : v[2].lin));
+			e = diag_error(
+				EXIT_BADINPUT,
+				"%s: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT, as the drop-in would leave "
+				"them, give %s memcg %s in its %s entries, not %s (the kernel reads \"%s\"); edit them "
+				"by hand",
+				esc(at), kd[i].k->version,
+				memcg_state_name(cmdline_memcg_state(dk, streq(which, "normal") ? after : v[2].lin)),
+				which, memcg_state_name(kd[i].d.state), esc(streq(which, "normal") ? after : v[2].lin));
 			goto out;
 		}
 	}

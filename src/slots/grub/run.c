@@ -92,13 +92,15 @@ char *grub_kernelopts_block(const struct root *r, const char *path, const char *
 	char *out;
 	e = grubenv_set(text, n, "kernelopts", value, &out);
 	if (e == -ENOSPC) {
-		*err = diag_error(EXIT_SYSTEM, "%s: the new kernelopts (%zu bytes) does not fit in the %zu-byte environment block",
-			      disp, strlen(value), n);
+		*err = diag_error(EXIT_SYSTEM,
+				  "%s: the new kernelopts (%zu bytes) does not fit in the %zu-byte environment block",
+				  disp, strlen(value), n);
 		return NULL;
 	}
 	if (e < 0) {
-		*err = diag_error(EXIT_SYSTEM, "%s: not a GRUB environment block (no signature, or no padding after a line break)",
-			      disp);
+		*err = diag_error(EXIT_SYSTEM,
+				  "%s: not a GRUB environment block (no signature, or no padding after a line break)",
+				  disp);
 		return NULL;
 	}
 	*len = n;
@@ -127,8 +129,9 @@ int grub_regen_preflight(const struct root *r, const struct slot_list *l, const 
 	grub_find_regen(r, &g);
 	int e = 0;
 	if (!g.tool) {
-		e = diag_error(EXIT_SYSTEM, "--regenerate: no GRUB menu with update-grub or grub-mkconfig to regenerate it in %s",
-			   r->live ? "/" : r->path);
+		e = diag_error(EXIT_SYSTEM,
+			       "--regenerate: no GRUB menu with update-grub or grub-mkconfig to regenerate it in %s",
+			       r->live ? "/" : r->path);
 	} else if (!r->live) {
 		e = grub_image_preflight(r, g.tool);
 	}
@@ -136,8 +139,8 @@ int grub_regen_preflight(const struct root *r, const struct slot_list *l, const 
 	return e;
 }
 
-int grub_after_commit(const struct root *r, const struct policy *p, const struct slot_list *l,
-		      const bool *changed, enum grub_regen_mode mode, unsigned *ran_tools)
+int grub_after_commit(const struct root *r, const struct policy *p, const struct slot_list *l, const bool *changed,
+		      enum grub_regen_mode mode, unsigned *ran_tools)
 {
 	unsigned ran_dummy = 0;
 	if (!ran_tools)
@@ -157,8 +160,9 @@ int grub_after_commit(const struct root *r, const struct policy *p, const struct
 	if (mode == GRUB_REGEN_POLICY && !r->live && want == TRI_YES) {
 		const struct origin *o = &p->regenerate_origin;
 		diag_warn("%s%s%u: regenerate = yes is ignored %s (no program of the image runs unless asked "
-			    "on the command line): use apply --regenerate",
-			    o->file ? o->file : "", o->file ? ":" : "", o->line, r->chroot ? "in a chroot" : "with --root");
+			  "on the command line): use apply --regenerate",
+			  o->file ? o->file : "", o->file ? ":" : "", o->line,
+			  r->chroot ? "in a chroot" : "with --root");
 	}
 	if (grub_regen_skipped(mode, want == TRI_NO, r->live)) {
 		_cleanup_free_ char *how = grub_regen_text(&g);
@@ -168,8 +172,8 @@ int grub_after_commit(const struct root *r, const struct policy *p, const struct
 		else if (r->chroot)
 			diag_warn("GRUB menu not regenerated (in a chroot): run %s, or apply --regenerate", how);
 		else
-			diag_warn("GRUB menu not regenerated in %s (--root): run %s inside it, or apply --regenerate", r->path,
-				    how);
+			diag_warn("GRUB menu not regenerated in %s (--root): run %s inside it, or apply --regenerate",
+				  r->path, how);
 		grub_regen_free(&g);
 		return 0;
 	}
@@ -180,8 +184,8 @@ int grub_after_commit(const struct root *r, const struct policy *p, const struct
 	log_verbose("running %s%s%s%s", g.tool, g.menu ? " -o " : "", g.menu ? g.menu : "",
 		    r->live ? "" : " in a private mount namespace, chrooted into the image");
 	if (log_verbosity < 1)
-		log_progress("running %s to regenerate the GRUB menu%s (-v shows its output)...",
-			     grub_basename(g.tool), r->live ? "" : " of the image");
+		log_progress("running %s to regenerate the GRUB menu%s (-v shows its output)...", grub_basename(g.tool),
+			     r->live ? "" : " of the image");
 	int rc;
 	/* with -v its output as it comes, not when it is done */
 	spawn_stream_next(grub_basename(g.tool));

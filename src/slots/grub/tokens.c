@@ -9,8 +9,8 @@
 #include "lib/cmdline.h"
 #include "slots/grub/grub-int.h"
 
-#define TOKENS_HEADER                                                                                   \
-	"# memcg-policy: the arguments the GRUB drop-in sets on the kernel command line.\n"                \
+#define TOKENS_HEADER                                                                                                  \
+	"# memcg-policy: the arguments the GRUB drop-in sets on the kernel command line.\n"                            \
 	"# Written by `memcg-policy apply` (do not edit); `memcg-policy revert` removes it.\n"
 
 void grub_tokens_free(struct grub_tokens *t)
@@ -89,7 +89,7 @@ int grub_tokens_parse(const char *text, size_t len, struct grub_tokens *t, unsig
 
 char *grub_tokens_format(const struct grub_tokens *t, size_t *len)
 {
-	struct strbuf sb = {0};
+	struct strbuf sb = { 0 };
 	sb_append(&sb, TOKENS_HEADER);
 	for (size_t i = 0; i < t->add.n; i++)
 		sb_appendf(&sb, "add %s\n", t->add.v[i]);
@@ -117,7 +117,7 @@ static bool is_memcg_switch(const char *tok)
 
 static char *joined(const struct strv *v)
 {
-	struct strbuf sb = {0};
+	struct strbuf sb = { 0 };
 	sb_append(&sb, "");
 	for (size_t i = 0; i < v->n; i++)
 		sb_appendf(&sb, "%s%s", i ? " " : "", v->v[i]);
@@ -201,14 +201,15 @@ char *grub_menu_decision(const struct grub_kernel *k, size_t n, size_t idef, str
 	/* Kernels whose rules differ: the memcg switches the line ends up
 	 * with, in order, that give each kernel its state. Both are taken out
 	 * wherever they are and those put back in that order. */
-	static const char *const seqs[][2] = { { NULL, NULL }, { TOK_D, NULL }, { TOK_E, NULL },
-					       { TOK_D, TOK_E }, { TOK_E, TOK_D } };
+	static const char *const seqs[][2] = {
+		{ NULL, NULL }, { TOK_D, NULL }, { TOK_E, NULL }, { TOK_D, TOK_E }, { TOK_E, TOK_D }
+	};
 	for (size_t s = 0; s < ARRAY_SIZE(seqs); s++) {
-		struct strv add = {0};
+		struct strv add = { 0 };
 		for (size_t j = 0; j < out->add.n; j++)
 			if (!is_memcg_switch(out->add.v[j]))
 				strv_pushdup(&add, out->add.v[j]);
-		struct strv sw = {0};
+		struct strv sw = { 0 };
 		for (size_t j = 0; j < 2 && seqs[s][j]; j++)
 			strv_pushdup(&sw, seqs[s][j]);
 		if (!serves_all(k, n, &sw)) {
@@ -218,7 +219,7 @@ char *grub_menu_decision(const struct grub_kernel *k, size_t n, size_t idef, str
 		}
 		strv_pushdup_all(&add, &sw);
 		strv_free(&sw);
-		struct strv rm = {0};
+		struct strv rm = { 0 };
 		for (size_t j = 0; j < out->remove.n; j++)
 			if (!is_memcg_switch(out->remove.v[j]))
 				strv_pushdup(&rm, out->remove.v[j]);
@@ -304,11 +305,11 @@ int grub_filter(const struct grub_tokens *t, const char *lin, const char *def, c
 	}
 	cmdline_free(&c);
 
-	struct strv none = {0};
+	struct strv none = { 0 };
 	char *l = cmdline_edit(lin, bl, &t->remove, &none, NULL);
 	/* added to GRUB_CMDLINE_LINUX (recovery entries get it too) */
 	struct cmdline lc;
-	struct strv added = {0};
+	struct strv added = { 0 };
 	for (size_t i = 0; i < t->add.n; i++) {
 		cmdline_split(l, strlen(l), &lc);
 		bool have = cmdline_has_arg(&lc, t->add.v[i]);
@@ -327,7 +328,7 @@ int grub_filter(const struct grub_tokens *t, const char *lin, const char *def, c
 	} else {
 		/* contradicting tokens out, and what was just added to
 		 * GRUB_CMDLINE_LINUX, so that normal entries carry it once */
-		struct strv rm = {0};
+		struct strv rm = { 0 };
 		strv_pushdup_all(&rm, &t->remove);
 		strv_pushdup_all(&rm, &added);
 		_cleanup_free_ char *rest = cmdline_edit(def + def_from, strlen(def + def_from), &rm, &none, NULL);

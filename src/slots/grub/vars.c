@@ -19,7 +19,6 @@
 #include "lib/shvars.h"
 #include "slots/grub/grub-int.h"
 
-
 static int memfd_of(const char *data, size_t len)
 {
 	int fd = memfd_create("memcg-policy-grub", MFD_CLOEXEC);
@@ -61,8 +60,10 @@ static int add_fd(struct sources *src, const char *data, size_t len)
 /* Sources our drop-in where the data's path is given ($1 of memcg_eval). */
 static void source_ours(struct strbuf *sc, int fd)
 {
-	sb_appendf(sc, "\tif [ -n \"$1\" ]; then MEMCG_POLICY_GRUB_TOKENS=$1; export MEMCG_POLICY_GRUB_TOKENS; "
-		       ". /dev/fd/%d; fi\n", fd);
+	sb_appendf(sc,
+		   "\tif [ -n \"$1\" ]; then MEMCG_POLICY_GRUB_TOKENS=$1; export MEMCG_POLICY_GRUB_TOKENS; "
+		   ". /dev/fd/%d; fi\n",
+		   fd);
 }
 
 /* The values three ways: without the drop-in, with the data now, with
@@ -198,7 +199,6 @@ static int evaluate_vars(const struct root *r, const struct slot_list *l, const 
 	return 0;
 }
 
-
 void grub_unknown_clear(struct unknown *u)
 {
 	free(u->where);
@@ -320,7 +320,7 @@ void grub_vars_free(struct vars v[3])
 /* The values three ways (as evaluate_vars) by the tool's own reader.
  * -ENOEXEC with *u: a value takes running code to know. */
 int grub_read_vars(const struct root *r, const struct slot_list *l, const struct slot_change *ch, struct vars out[3],
-		     struct unknown *u)
+		   struct unknown *u)
 {
 	const struct slot *in = NULL, *tok = NULL;
 	const struct slot_change *tok_ch = NULL;
@@ -376,8 +376,8 @@ static void key_file(struct strbuf *sb, const struct root *r, const char *path)
 		return;
 	}
 	sb_appendf(sb, "%s %llu %llu %lld %lld.%09ld %lld.%09ld\n", path, (unsigned long long)st.st_dev,
-		   (unsigned long long)st.st_ino, (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
-		   (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+		   (unsigned long long)st.st_ino, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+		   st.st_mtim.tv_nsec, (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
 }
 
 /* What the shell's values depend on, as text; NULL where a file cannot
@@ -397,7 +397,7 @@ static char *vars_key(const struct root *r, const struct slot_list *l, const str
 	}
 	if (!in || !tok)
 		return NULL;
-	struct strbuf sb = {0};
+	struct strbuf sb = { 0 };
 	sb_appendf(&sb, "kind %d\n", (int)in->kind);
 	key_file(&sb, r, GRUB_DEFAULT_PATH);
 	if (in->kind == SLOT_GRUB_DROPIN) {
@@ -419,8 +419,8 @@ static char *vars_key(const struct root *r, const struct slot_list *l, const str
 	if (tok->content)
 		sb_appendf(&sb, "data %016llx %zu\n", (unsigned long long)text_hash(tok->content, tok->len), tok->len);
 	if (tok_ch->new_content && (tok->exists || tok_ch->changed))
-		sb_appendf(&sb, "next %016llx %zu\n", (unsigned long long)text_hash(tok_ch->new_content, tok_ch->new_len),
-			   tok_ch->new_len);
+		sb_appendf(&sb, "next %016llx %zu\n",
+			   (unsigned long long)text_hash(tok_ch->new_content, tok_ch->new_len), tok_ch->new_len);
 	return sb_take(&sb);
 }
 
@@ -488,7 +488,7 @@ static void cache_put(const struct root *r, const char *key, const struct vars v
 {
 	if (!r->live || !streq(r->path, "/"))
 		return;
-	struct strbuf sb = {0};
+	struct strbuf sb = { 0 };
 	sb_append(&sb, GRUB_VARS_MAGIC);
 	sb_append(&sb, key);
 	sb_append(&sb, "--\n");
@@ -514,18 +514,18 @@ static void cache_put(const struct root *r, const char *key, const struct vars v
  * gave for the same inputs last time. *why_not says why neither could
  * (newly allocated). */
 int grub_get_vars(const struct root *r, const struct slot_list *l, const struct slot_change *ch, struct vars v[3],
-		    char **why_not)
+		  char **why_not)
 {
 	struct unknown u = { 0 };
 	int e = grub_read_vars(r, l, ch, v, &u);
 	_cleanup_free_ char *key = e == -ENOEXEC && r->live ? vars_key(r, l, ch) : NULL;
 	if (key && cache_get(r, key, v) == 0) {
-		log_verbose("%s:%u: %s: the GRUB variables as /bin/sh gave them for the same files (%s)", u.where, u.line,
-			    u.why, GRUB_VARS_CACHE);
+		log_verbose("%s:%u: %s: the GRUB variables as /bin/sh gave them for the same files (%s)", u.where,
+			    u.line, u.why, GRUB_VARS_CACHE);
 		e = 0;
 	} else if (e == -ENOEXEC && r->live) {
-		log_verbose("%s:%u: %s: the GRUB variables are read by sourcing the files with /bin/sh", u.where, u.line,
-			    u.why);
+		log_verbose("%s:%u: %s: the GRUB variables are read by sourcing the files with /bin/sh", u.where,
+			    u.line, u.why);
 		_cleanup_free_ char *err = NULL;
 		e = evaluate_vars(r, l, ch, v, &err);
 		if (e == 0 && key)
@@ -534,12 +534,14 @@ int grub_get_vars(const struct root *r, const struct slot_list *l, const struct 
 			size_t n = err ? strlen(err) : 0;
 			while (n > 0 && err[n - 1] == '\n')
 				n--;
-			*why_not = xasprintf("%s%s%.*s", e == -EINVAL ? "sourcing the GRUB configuration failed" : strerror(-e),
+			*why_not = xasprintf("%s%s%.*s",
+					     e == -EINVAL ? "sourcing the GRUB configuration failed" : strerror(-e),
 					     n ? ": " : "", (int)n, n ? err : "");
 		}
 	} else if (e == -ENOEXEC) {
-		*why_not = xasprintf("%s:%u: %s: knowing the value takes running the file, and no file of an image is run",
-				     u.where, u.line, u.why);
+		*why_not =
+			xasprintf("%s:%u: %s: knowing the value takes running the file, and no file of an image is run",
+				  u.where, u.line, u.why);
 	} else if (e < 0) {
 		*why_not = xstrdup(strerror(-e));
 	}
