@@ -51,7 +51,7 @@ LIBDIR_KERNEL ?= /usr/lib/kernel
 BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 
 
-.PHONY: all check check-fast check-all check-one check-san unit clean install-bin uninstall-bin lint
+.PHONY: all check check-fast check-all check-one check-san unit clean install-bin uninstall-bin lint format
 
 all: $(BUILD)/memcg-policy
 
@@ -106,7 +106,14 @@ lint: $(BUILD)/memcg-policy
 	shellcheck -s sh grub.d/99-memcg-policy.cfg hooks/*
 	shellcheck -x tests/*.sh tests/cmd/*.sh tests/boot/*.sh tests/pkg/*.sh tests/ansible/*.sh tests/system/*.sh tests/powerloss/*.sh tests/powerloss/init tests/uki/*.sh bench/guest-init bench/*.sh
 	mandoc -Tlint -Wwarning man/memcg-policy.8 man/memcg-policy.conf.5
+	$(CLANG_FORMAT) --dry-run -Werror $(SRCS) $(HDRS)
 	@echo "lint: clean"
+
+# The house style (.clang-format): the one version it is checked with, as
+# another version formats some lines otherwise
+CLANG_FORMAT ?= clang-format-14
+format:
+	$(CLANG_FORMAT) -i $(SRCS) $(HDRS)
 
 install-bin: $(BUILD)/memcg-policy
 	install -D -m 0755 $(BUILD)/memcg-policy $(DESTDIR)$(SBINDIR)/memcg-policy
