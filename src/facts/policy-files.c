@@ -101,8 +101,10 @@ static int check_root_dirs(const struct root *r, const char *dir, bool listed, s
 		_cleanup_free_ char *display = root_display(r, prefix);
 		struct stat st;
 		int e = root_stat(r, prefix, &st);
-		if (e == -ENOENT || e == -ENOTDIR || (e == 0 && !S_ISDIR(st.st_mode)))
+		if (e == -ENOENT || e == -ENOTDIR || (e == 0 && !S_ISDIR(st.st_mode) && end < len))
 			return 1;
+		if (e == 0 && !S_ISDIR(st.st_mode))
+			return 0; /* the directory itself is something else: listing it says so */
 		if (e < 0)
 			return diag_error(root_error_exit(e), "%s: cannot open policy directory: %s", display,
 					  root_strerror(e));

@@ -105,6 +105,8 @@ row "policy: bad otherwise" 3 "$P:2: bad value 'sometimes' for otherwise" 'polic
 row "policy: bad default in [kernel]" 3 "$P:2: bad value 'maybe' for default" 'policy "[kernel 6.*]\ndefault = maybe\n"' apply
 row "policy: bad tristate in vendor file" 3 "usr/lib/memcg-policy.d/a.conf:2: bad value 'perhaps' for grub" \
 	'mkdir -p usr/lib/memcg-policy.d && printf "[bootloaders]\ngrub = perhaps\n" >usr/lib/memcg-policy.d/a.conf' apply
+row "policy: a file where the drop-in directory is" 4 "etc/memcg-policy.d: cannot list policy directory" \
+	'printf "[policy]\nmode = on\n" >etc/memcg-policy.d' apply
 row "policy: error in a drop-in" 3 "etc/memcg-policy.d/10-x.conf:2: bad value 'x' for mode" \
 	'mkdir -p etc/memcg-policy.d && printf "[policy]\nmode = x\n" >etc/memcg-policy.d/10-x.conf' apply
 row "policy: set refuses to rewrite a broken file" 3 "$P:2: unknown key 'bogus'" 'policy "[policy]\nbogus = 1\n"' set on
