@@ -346,12 +346,6 @@ class Runner:
             for k in ks:
                 os.makedirs(os.path.join(r, "lib", "modules", k.version), exist_ok=True)
                 open(os.path.join(r, "boot", "vmlinuz-" + k.version), "w").close()
-            if slot.name == "cmdline.txt+dt":
-                with open(os.path.join(r, "boot", "firmware", "config.txt"), "w") as f:
-                    f.write("arm_64bit=1\n[all]\n")
-                blob = os.path.join(r, "boot", "firmware", "bcm2712-rpi-5-b.dtb")
-                shutil.copyfile(os.path.join(FIX, "rpi", "bcm2712-rpi-5-b.dtb"), blob)
-                subprocess.run(["fdtput", "-t", "s", blob, "/chosen", "bootargs", DT_PREFIX.decode()], check=True)
                 with open(os.path.join(r, "boot", "config-" + k.version), "w") as f:
                     f.write(kernel_config(k))
             # the package's files in the image: a program that must not run

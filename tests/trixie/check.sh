@@ -18,7 +18,7 @@ command -v mmdebstrap >/dev/null || fail "mmdebstrap is installed (.ci/packages)
 # What make check needs, by Debian 13's names (.ci/packages has Debian
 # 12's, with the tiers' packages).
 pkgs=(build-essential pkg-config libinih-dev libblkid-dev libkmod-dev zlib1g-dev liblzma-dev libzstd-dev
-	liblz4-dev libbz2-dev liblzo2-dev libjson-c-dev clang jq dash kmod strace grub-common grub2-common mandoc
+	liblz4-dev libbz2-dev liblzo2-dev libjson-c-dev libfdt-dev device-tree-compiler clang jq dash kmod strace grub-common grub2-common mandoc
 	shellcheck cppcheck busybox-static xz-utils zstd lz4 bzip2 lzop python3 python3-jsonschema
 	python3-pefile python3-zstandard acl attr xfsprogs prometheus-node-exporter unattended-upgrades
 	systemd systemd-sysv python3-apt devscripts dpkg-dev bash-completion debhelper e2fsprogs fdisk git
