@@ -565,7 +565,7 @@ def refusal_ok(k, line, lim, mode, vo, rc, err):
         return ""
     if "list" in err and re.search(rb"cgroup[-_](dis|en)able=[^ \t]*\"", line):
         return ""
-    if (mode == "on" and k.rule == "disable-wins" and memcg_state(k, vo) == "off"
+    if (mode == "on" and k.rule == "disable-wins" and vo is not None and memcg_state(k, vo) == "off"
             and "/chosen/bootargs" in err):
         return ""  # the firmware's prefix turns it off, and this kernel cannot turn it on
     return "refused (exit 3) without a cause: %s" % msg
