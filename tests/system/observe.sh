@@ -21,5 +21,9 @@ else
 	echo "MEMCG: check=absent"
 fi
 echo "MEMCG: end"
+# A forced poweroff does not wait for the serial port: what is still in
+# the tty's buffer is lost (a boot's "MEMCG: end" once was). stty sets
+# the port's own settings again, which waits until all is sent (drain).
+stty -F /dev/ttyS0 drain "$(stty -F /dev/ttyS0 -g)" 2>/dev/null || sleep 2
 sync
 systemctl poweroff --force --force
