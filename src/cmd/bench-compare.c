@@ -38,14 +38,53 @@ struct json_object *json_metadata(const struct bench_run *run, const char *file)
 		json_object_object_add(o, "file", json_object_new_string(file));
 	for (size_t i = 0; i < run->keys.n; i++) {
 		const char *k = run->keys.v[i], *v = run->values.v[i];
-		/* Counts as numbers; everything else as recorded. */
+		/* the saved file's keys ("memcg-source") in the contract's
+		 * style ("memcg_source") */
+		_cleanup_free_ char *key = xstrdup(k);
+		for (char *c = key; *c; c++)
+			if (*c == '-')
+				*c = '_';
+		struct json_object *val = NULL;
 		char *end;
 		errno = 0;
-		long long n = strtoll(v, &end, 10);
-		bool number =
-			(streq(k, "nproc") || streq(k, "size") || streq(k, "iterations")) && *v && !*end && !errno;
-		json_object_object_add(o, k, number ? json_object_new_int64(n) : json_object_new_string(v));
+		if (streq(k, "threads")) {
+			/* "1,2,4": the counts, as numbers */
+			val = json_object_new_array();
+			for (const char *c = v; *c;) {
+				errno = 0;
+				unsigned long t = strtoul(c, &end, 10);
+				if (end == c || errno || (*end && *end != ',')) {
+					json_object_put(val);
+					val = NULL;
+					break;
+				}
+				json_object_array_add(val, json_object_new_int64((int64_t)t));
+				c = *end ? end + 1 : end;
+			}
+		} else if (streq(k, "nproc") || streq(k, "size") || streq(k, "iterations")) {
+			long long n = strtoll(v, &end, 10);
+			if (*v && !*end && !errno)
+				val = json_object_new_int64(n);
+		} else if (streq(k, "memcg") && streq(v, "not built")) {
+			val = json_object_new_string("not_built");
+		} else if (streq(k, "load")) {
+			double d = strtod(v, &end);
+			if (*v && !*end && !errno)
+				val = json_number(d);
+		}
+		/* everything else, and a count that does not read as one, as
+		 * recorded */
+		json_object_object_add(o, key, val ? val : json_object_new_string(v));
 	}
+	return o;
+}
+
+struct json_object *bench_json(const char *kind, struct json_object *run, struct json_object *compare)
+{
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "kind", json_object_new_string(kind));
+	json_object_object_add(o, "run", run);
+	json_object_object_add(o, "compare", compare);
 	return o;
 }
 
@@ -64,12 +103,9 @@ int do_compare(const struct context *ctx, const char *file_a, const char *file_b
 	bench_compare_warnings(&a, &b, &warnings);
 	for (size_t i = 0; i < warnings.n; i++)
 		diag_warn("bench --compare: %s", warnings.v[i]);
+	int rc = EXIT_OK;
 	if (ctx->json) {
 		struct json_object *o = json_object_new_object();
-		struct json_object *w = json_object_new_array();
-		for (size_t i = 0; i < warnings.n; i++)
-			json_object_array_add(w, json_object_new_string(warnings.v[i]));
-		json_object_object_add(o, "warnings", w);
 		json_object_object_add(o, "a", json_metadata(&a, file_a));
 		json_object_object_add(o, "b", json_metadata(&b, file_b));
 		struct json_object *metrics = json_object_new_array();
@@ -87,8 +123,9 @@ int do_compare(const struct context *ctx, const char *file_a, const char *file_b
 			json_object_array_add(metrics, m);
 		}
 		json_object_object_add(o, "metrics", metrics);
-		print_json(o);
-		json_object_put(o);
+		struct json_object *report = json_report_new(ctx, "bench");
+		json_report_set(report, "bench", bench_json("compare", NULL, o));
+		rc = json_report_emit(report, EXIT_OK);
 	} else {
 		_cleanup_free_ char *text = bench_compare_format(&a, file_a, &b, file_b);
 		fputs(text, stdout);
@@ -96,5 +133,5 @@ int do_compare(const struct context *ctx, const char *file_a, const char *file_b
 	strv_free(&warnings);
 	bench_run_free(&a);
 	bench_run_free(&b);
-	return EXIT_OK;
+	return rc;
 }

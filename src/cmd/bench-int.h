@@ -16,4 +16,7 @@ int do_run(const struct context *ctx, const unsigned *threads, unsigned n_thread
 /* A run's metadata as JSON, with the file it was read from
  * (cmd/bench-compare.c). */
 struct json_object *json_metadata(const struct bench_run *run, const char *file);
+/* --json's "bench" value: {kind: "run" or "compare", run, compare}
+ * (either NULL for null; both owned). */
+struct json_object *bench_json(const char *kind, struct json_object *run, struct json_object *compare);
 int do_compare(const struct context *ctx, const char *file_a, const char *file_b);

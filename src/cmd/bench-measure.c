@@ -227,7 +227,9 @@ static struct json_object *json_doubles(const double *v, size_t n)
 	return a;
 }
 
-static void print_run_json(const struct bench_run *run, const struct pft_result *res, unsigned n)
+/* The run as --json's "bench" value: {kind, run: metadata and results,
+ * compare: null} */
+static struct json_object *run_json(const struct bench_run *run, const struct pft_result *res, unsigned n)
 {
 	struct json_object *o = json_metadata(run, NULL);
 	struct json_object *results = json_object_new_array();
@@ -245,8 +247,7 @@ static void print_run_json(const struct bench_run *run, const struct pft_result 
 		json_object_array_add(results, t);
 	}
 	json_object_object_add(o, "results", results);
-	print_json(o);
-	json_object_put(o);
+	return bench_json("run", o, NULL);
 }
 
 static void print_run_table(const struct bench_run *run)
@@ -306,6 +307,7 @@ int do_run(const struct context *ctx, const unsigned *threads, unsigned n_thread
 		return EXIT_USAGE;
 	}
 
+	struct json_object *report = ctx->json ? json_report_new(ctx, "bench") : NULL;
 	struct bench_run run = { 0 };
 	collect_metadata(ctx, &run);
 	struct strbuf list = { 0 };
@@ -362,7 +364,7 @@ int do_run(const struct context *ctx, const unsigned *threads, unsigned n_thread
 			bench_run_add_metric(&run, "time", elapsed, res[i].elapsed);
 		}
 		if (ctx->json)
-			print_run_json(&run, res, n_threads);
+			json_report_set(report, "bench", run_json(&run, res, n_threads));
 		else
 			print_run_table(&run);
 		if (save) {
@@ -376,5 +378,5 @@ int do_run(const struct context *ctx, const unsigned *threads, unsigned n_thread
 		pft_result_free(&res[i]);
 	free(res);
 	bench_run_free(&run);
-	return rc;
+	return report ? json_report_emit(report, rc) : rc;
 }

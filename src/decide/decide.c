@@ -106,9 +106,35 @@ static void push_line(struct strv *sv, const char *fmt, ...)
 	va_end(ap);
 	strv_push(sv, s ? s : xstrdup("?"));
 }
-#define reason(d, ...) push_line(&(d)->reasons, __VA_ARGS__)
+void decision_add_reason(struct decision *d, const char *rule, const char *value, const char *file, unsigned line,
+			 const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	strv_push(&d->reasons, s ? s : xstrdup("?"));
+	d->info = xrealloc(d->info, d->reasons.n * sizeof(*d->info));
+	while (d->n_info + 1 < d->reasons.n) /* a line pushed without its data */
+		d->info[d->n_info++] = (struct reason_info){ .rule = "other" };
+	d->info[d->n_info++] = (struct reason_info){ .rule = rule,
+						     .value = value ? xstrdup(value) : NULL,
+						     .file = file ? xstrdup(file) : NULL,
+						     .line = file ? line : 0 };
+}
+static const char *origin_file(const struct origin *o) { return o ? o->file : NULL; }
+static unsigned origin_line(const struct origin *o) { return o ? o->line : 0; }
+/* reason(d, RULE, VALUE, ORIGIN, FORMAT...): ORIGIN a struct origin * or
+ * NULL */
+#define reason(d, rule, value, o, ...) decision_add_reason(d, rule, value, origin_file(o), origin_line(o), __VA_ARGS__)
 /* A reason that decides the state (decision.why) */
-#define deciding(d, ...) (reason(d, __VA_ARGS__), (d)->why = (d)->reasons.n - 1)
+#define deciding(d, ...)                                                                                               \
+	do {                                                                                                           \
+		reason(d, __VA_ARGS__);                                                                                \
+		(d)->why = (d)->reasons.n - 1;                                                                         \
+	} while (0)
 #define warning(d, ...) push_line(&(d)->warnings, __VA_ARGS__)
 
 bool fw_prefix_disables(const struct decide_kernel *k)
@@ -179,7 +205,8 @@ static void want_state(const struct policy *p, const struct decide_kernel *k, en
 		}
 		if (p->accounting == ACCOUNTING_LITE) {
 			strv_pushdup(&d->add, TOK_LITE);
-			reason(d, "accounting = lite: %s (%s)", TOK_LITE, origin_str_static(&p->accounting_origin));
+			reason(d, "accounting", "lite", &p->accounting_origin, "accounting = lite: %s (%s)", TOK_LITE,
+			       origin_str_static(&p->accounting_origin));
 		} else {
 			strv_pushdup(&d->remove, "cgroup.memory=nokmem");
 			strv_pushdup(&d->remove, "cgroup.memory=nosocket");
@@ -231,28 +258,35 @@ void decide(const struct policy *p, const struct decide_kernel *k, const struct 
 	enum policy_mode mode = sec ? sec->mode : p->mode;
 	d->mode = mode;
 	if (sec)
-		reason(d, "mode = %s: [kernel %s] matches %s (%s)", policy_mode_name(mode), sec->glob, k->release,
+		reason(d, "kernel_mode", policy_mode_name(mode), &sec->mode_origin,
+		       "mode = %s: [kernel %s] matches %s (%s)", policy_mode_name(mode), sec->glob, k->release,
 		       origin_str_static(&sec->mode_origin));
 	else
-		reason(d, "mode = %s (%s)", policy_mode_name(mode), origin_str_static(&p->mode_origin));
+		reason(d, "mode", policy_mode_name(mode), &p->mode_origin, "mode = %s (%s)", policy_mode_name(mode),
+		       origin_str_static(&p->mode_origin));
 
 	const struct policy_kernel_section *ksec = policy_kernel_default(p, k->release);
-	reason(d, "kernel default: memcg %s (%s%s%s)", k->default_state == MEMCG_DEFAULT_ON ? "on" : "off",
-	       k->default_reason ? k->default_reason : "config", ksec ? ", " : "",
-	       ksec ? origin_str_static(&ksec->default_origin) : "");
+	reason(d, "kernel_default", k->default_state == MEMCG_DEFAULT_ON ? "on" : "off",
+	       ksec ? &ksec->default_origin : NULL, "kernel default: memcg %s (%s%s%s)",
+	       k->default_state == MEMCG_DEFAULT_ON ? "on" : "off", k->default_reason ? k->default_reason : "config",
+	       ksec ? ", " : "", ksec ? origin_str_static(&ksec->default_origin) : "");
 	ksec = policy_kernel_accepts(p, k->release);
-	reason(d, "cgroup_enable=memory: %s (%s%s%s)", k->accepts_enable ? "accepted" : "not accepted",
+	reason(d, "accepts_cgroup_enable", k->accepts_enable ? "yes" : "no", ksec ? &ksec->accepts_enable_origin : NULL,
+	       "cgroup_enable=memory: %s (%s%s%s)", k->accepts_enable ? "accepted" : "not accepted",
 	       k->accepts_reason ? k->accepts_reason : "config", ksec ? ", " : "",
 	       ksec ? origin_str_static(&ksec->accepts_enable_origin) : "");
 	if (k->builtin_cmdline && k->builtin_mode != BUILTIN_NONE)
-		reason(d, "built-in command line: \"%s\" (%s)", k->builtin_cmdline,
+		reason(d, "builtin_cmdline", k->builtin_cmdline, NULL, "built-in command line: \"%s\" (%s)",
+		       k->builtin_cmdline,
 		       k->builtin_mode == BUILTIN_PREPEND    ? "before the boot loader's"
 		       : k->builtin_mode == BUILTIN_APPEND   ? "after the boot loader's"
 		       : k->builtin_mode == BUILTIN_OVERRIDE ? "the boot loader's is ignored"
 							     : "used only when the boot loader passes none");
 	if (k->fw_prefix)
-		reason(d, "Raspberry Pi firmware: %s's /chosen/bootargs comes before cmdline.txt: %s%s%s", k->fw_blob,
-		       *k->fw_prefix ? "\"" : "", *k->fw_prefix ? k->fw_prefix : "(none)", *k->fw_prefix ? "\"" : "");
+		decision_add_reason(d, "firmware_prefix", k->fw_prefix, k->fw_blob, 0,
+				    "Raspberry Pi firmware: %s's /chosen/bootargs comes before cmdline.txt: %s%s%s",
+				    k->fw_blob, *k->fw_prefix ? "\"" : "", *k->fw_prefix ? k->fw_prefix : "(none)",
+				    *k->fw_prefix ? "\"" : "");
 	if (k->fw_note)
 		warning(d, "%s: %s", k->release, k->fw_note);
 	if (!k->memcg_built) {
@@ -260,7 +294,7 @@ void decide(const struct policy *p, const struct decide_kernel *k, const struct 
 			"%s: memcg is not built into this kernel (%s): it is off whatever "
 			"the command line says",
 			k->release, k->not_built_reason ? k->not_built_reason : "# CONFIG_MEMCG is not set");
-		deciding(d, "memcg not built into %s: off", k->release);
+		deciding(d, "memcg_not_built", "off", NULL, "memcg not built into %s: off", k->release);
 		d->state = STATE_OFF;
 		d->keep = true;
 		return;
@@ -273,54 +307,61 @@ void decide(const struct policy *p, const struct decide_kernel *k, const struct 
 	case MODE_UNSET:
 	case MODE_AUTO: {
 		if (sys && sys->programs.n) {
-			deciding(d, "auto: a program that needs memcg is installed: %s (needs-memcg, %s)",
+			deciding(d, "needs_memcg", sys->found_programs[0].name, &p->needs_memcg_origin,
+				 "auto: a program that needs memcg is installed: %s (needs-memcg, %s)",
 				 sys->programs.v[0], origin_str_static(&p->needs_memcg_origin));
 			want = STATE_ON;
 			break;
 		}
 		if (sys && sys->units.n) {
-			deciding(d, "auto: a systemd unit sets a memory directive: %s (needs-memcg-units, %s)",
+			deciding(d, "needs_memcg_units", sys->found_units[0].name, &p->needs_memcg_units_origin,
+				 "auto: a systemd unit sets a memory directive: %s (needs-memcg-units, %s)",
 				 sys->units.v[0], origin_str_static(&p->needs_memcg_units_origin));
 			want = STATE_ON;
 			break;
 		}
-		reason(d, "auto: no program in needs-memcg is installed%s",
+		reason(d, "needs_memcg_none", NULL, NULL, "auto: no program in needs-memcg is installed%s",
 		       p->needs_memcg_units ? " and no unit sets a memory directive" : "");
 		if (p->has_min_ram) {
 			if (sys && sys->have_ram) {
 				if (sys->ram < p->min_ram) {
-					deciding(d, "auto: RAM %lluM (%s) is below min-ram %lluM (%s): off",
+					deciding(d, "min_ram", "below", &p->min_ram_origin,
+						 "auto: RAM %lluM (%s) is below min-ram %lluM (%s): off",
 						 sys->ram >> 20, sys->ram_source, p->min_ram >> 20,
 						 origin_str_static(&p->min_ram_origin));
 					want = STATE_OFF;
 					break;
 				}
-				reason(d, "auto: RAM %lluM (%s) is not below min-ram %lluM (%s)", sys->ram >> 20,
+				reason(d, "min_ram", "not_below", &p->min_ram_origin,
+				       "auto: RAM %lluM (%s) is not below min-ram %lluM (%s)", sys->ram >> 20,
 				       sys->ram_source, p->min_ram >> 20, origin_str_static(&p->min_ram_origin));
 			} else {
-				reason(d,
+				reason(d, "min_ram", "unknown", &p->min_ram_origin,
 				       "auto: min-ram is set (%s) but the RAM is unknown (set assume-ram for images)",
 				       origin_str_static(&p->min_ram_origin));
 			}
 		}
 		switch (p->otherwise) {
 		case OTHERWISE_ON:
-			deciding(d, "auto: otherwise = on (%s)", origin_str_static(&p->otherwise_origin));
+			deciding(d, "otherwise", "on", &p->otherwise_origin, "auto: otherwise = on (%s)",
+				 origin_str_static(&p->otherwise_origin));
 			want = STATE_ON;
 			break;
 		case OTHERWISE_OFF:
-			deciding(d, "auto: otherwise = off (%s)", origin_str_static(&p->otherwise_origin));
+			deciding(d, "otherwise", "off", &p->otherwise_origin, "auto: otherwise = off (%s)",
+				 origin_str_static(&p->otherwise_origin));
 			want = STATE_OFF;
 			break;
 		case OTHERWISE_KERNEL:
-			deciding(d, "auto: otherwise = kernel (%s): the kernel's own default, without our arguments",
+			deciding(d, "otherwise", "kernel", &p->otherwise_origin,
+				 "auto: otherwise = kernel (%s): the kernel's own default, without our arguments",
 				 origin_str_static(&p->otherwise_origin));
 			strv_pushdup(&d->remove, TOK_DISABLE);
 			strv_pushdup(&d->remove, TOK_ENABLE);
 			d->state = cmdline_memcg_state(k, "");
 			return;
 		case OTHERWISE_KEEP:
-			deciding(d,
+			deciding(d, "otherwise", "keep", &p->otherwise_origin,
 				 "auto: otherwise = keep (%s): no opinion, the configured arguments stay as they are",
 				 origin_str_static(&p->otherwise_origin));
 			d->keep = true;
@@ -337,7 +378,8 @@ void decide(const struct policy *p, const struct decide_kernel *k, const struct 
 		needs_warning(sys, d);
 	if (d->state != want) {
 		const char *asked = d->reasons.v[d->why];
-		deciding(d, "%s, but the kernel will still run with memcg %s", asked, memcg_state_name(d->state));
+		deciding(d, "kernel_overrides", memcg_state_name(d->state), NULL,
+			 "%s, but the kernel will still run with memcg %s", asked, memcg_state_name(d->state));
 	}
 }
 
@@ -386,6 +428,13 @@ void decision_free(struct decision *d)
 {
 	strv_free(&d->add);
 	strv_free(&d->remove);
+	for (size_t i = 0; i < d->n_info; i++) {
+		free(d->info[i].value);
+		free(d->info[i].file);
+	}
+	free(d->info);
+	d->info = NULL;
+	d->n_info = 0;
 	strv_free(&d->reasons);
 	strv_free(&d->warnings);
 }

@@ -12,6 +12,16 @@
 
 enum memcg_state { STATE_OFF = 0, STATE_ON = 1 };
 
+/* One reason of a decision as data (--json's reasons[]): the rule of the
+ * contract that spoke (decide.c's list, the schema's enum), what it says,
+ * and the policy line it comes from. */
+struct reason_info {
+	const char *rule; /* "mode", "kernel_mode", "otherwise", ... (static) */
+	char *value;	  /* "off", "k3s", a command line; NULL: none */
+	char *file;	  /* the policy file (or the blob) as displayed; NULL: none */
+	unsigned line;	  /* 0: none */
+};
+
 /* The facts about one kernel the decision needs, after policy overrides. */
 struct decide_kernel {
 	const char *release;
@@ -36,13 +46,15 @@ struct decide_kernel {
 };
 
 struct decision {
-	enum memcg_state state; /* what the kernel will run with */
-	bool keep;		/* no opinion: nothing added or removed */
-	enum policy_mode mode;	/* the mode that applied (after [kernel] sections) */
-	struct strv add;	/* tokens that must be present, "cgroup_disable=memory" */
-	struct strv remove;	/* "name=item" that must be absent */
-	struct strv reasons;	/* "rule: why (FILE:LINE)" lines for --explain */
-	size_t why;		/* the reason that decided: an index into reasons
+	enum memcg_state state;	  /* what the kernel will run with */
+	bool keep;		  /* no opinion: nothing added or removed */
+	enum policy_mode mode;	  /* the mode that applied (after [kernel] sections) */
+	struct strv add;	  /* tokens that must be present, "cgroup_disable=memory" */
+	struct strv remove;	  /* "name=item" that must be absent */
+	struct strv reasons;	  /* "rule: why (FILE:LINE)" lines for --explain */
+	struct reason_info *info; /* reasons as data: info[i] is reasons.v[i]'s */
+	size_t n_info;
+	size_t why; /* the reason that decided: an index into reasons
 				     * (status's headline); 0, the mode's, by default */
 	struct strv warnings;
 	size_t line_limit;  /* GRUB's: bytes of the line the menu's kernels
@@ -70,6 +82,10 @@ enum memcg_state cmdline_memcg_state(const struct decide_kernel *k, const char *
 void decide(const struct policy *p, const struct decide_kernel *k, const struct system_facts *sys,
 	    const char *configured, struct decision *out);
 void decision_free(struct decision *d);
+/* Appends a reason: its line for --explain and its data (value and file
+ * copied; file NULL or line 0 for none). */
+void decision_add_reason(struct decision *d, const char *rule, const char *value, const char *file, unsigned line,
+			 const char *fmt, ...) _printf_(6, 7);
 const char *memcg_state_name(enum memcg_state s);
 
 /* A kernel with its facts for decide() and the decision taken. */

@@ -46,7 +46,39 @@ static size_t present_dirs(const struct root *r, const char *const *list, size_t
 	return m;
 }
 
-static void find_programs(const struct root *r, const struct policy *p, struct strv *out)
+/* Appends one found item to its list and its data. */
+static void push_found(struct strv *out, struct needs_found **found, char *text, const char *name, const char *path,
+		       unsigned line, const char *directive)
+{
+	strv_push(out, text);
+	*found = xrealloc(*found, out->n * sizeof(**found));
+	(*found)[out->n - 1] = (struct needs_found){
+		.name = xstrdup(name), .path = xstrdup(path), .line = line, .directive = directive
+	};
+}
+
+void system_facts_add_program(struct system_facts *s, const char *name, const char *path)
+{
+	push_found(&s->programs, &s->found_programs, xasprintf("%s (%s)", name, path), name, path, 0, NULL);
+}
+
+void system_facts_add_unit(struct system_facts *s, const char *unit, const char *path, unsigned line,
+			   const char *directive)
+{
+	push_found(&s->units, &s->found_units, xasprintf("%s:%u: %s=", path, line, directive), unit, path, line,
+		   directive);
+}
+
+static void found_free(struct needs_found *f, size_t n)
+{
+	for (size_t i = 0; f && i < n; i++) {
+		free(f[i].name);
+		free(f[i].path);
+	}
+	free(f);
+}
+
+static void find_programs(const struct root *r, const struct policy *p, struct system_facts *s)
 {
 	_Static_assert(ARRAY_SIZE(bin_dirs) <= 8, "present_dirs keeps at most 8");
 	if (p->n_needs_memcg == 0)
@@ -58,7 +90,7 @@ static void find_programs(const struct root *r, const struct policy *p, struct s
 			_cleanup_free_ char *path = path_join(dirs[j], p->needs_memcg[i]);
 			struct stat st;
 			if (root_stat(r, path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111)) {
-				strv_push(out, xasprintf("%s (%s)", p->needs_memcg[i], path));
+				system_facts_add_program(s, p->needs_memcg[i], path);
 				break;
 			}
 		}
@@ -112,7 +144,8 @@ static const char *memory_directive(const char *line, size_t len)
 	return NULL;
 }
 
-static void scan_unit_file(const struct root *r, const char *path, struct strv *out)
+/* unit: the unit the file configures (a drop-in's is its directory's name) */
+static void scan_unit_file(const struct root *r, const char *path, const char *unit, struct system_facts *s)
 {
 	_cleanup_free_ char *text = NULL;
 	size_t len;
@@ -125,7 +158,7 @@ static void scan_unit_file(const struct root *r, const char *path, struct strv *
 		lineno++;
 		const char *d = memory_directive(p, l);
 		if (d) {
-			strv_push(out, xasprintf("%s:%u: %s=", path, lineno, d));
+			system_facts_add_unit(s, unit, path, lineno, d);
 			return;
 		}
 		p += l + 1;
@@ -138,8 +171,9 @@ static bool is_unit_name(const char *n)
 	       endswith(n, ".mount") || endswith(n, ".swap");
 }
 
-static void find_units(const struct root *r, struct strv *out)
+static void find_units(const struct root *r, struct system_facts *s)
 {
+	const struct strv *out = &s->units;
 	/* each directory read once */
 	_Static_assert(ARRAY_SIZE(unit_dirs) <= 8, "present_dirs keeps at most 8");
 	const char *dirs[ARRAY_SIZE(unit_dirs)];
@@ -150,13 +184,14 @@ static void find_units(const struct root *r, struct strv *out)
 		for (int j = 0; j < n && out->n == 0; j++) {
 			_cleanup_free_ char *path = path_join(dirs[i], names[j]);
 			if (is_unit_name(names[j])) {
-				scan_unit_file(r, path, out);
+				scan_unit_file(r, path, names[j], s);
 			} else if (endswith(names[j], ".d")) {
 				char **drop;
 				int m = root_list_dir(r, path, ".conf", &drop);
+				_cleanup_free_ char *unit = xstrndup(names[j], strlen(names[j]) - 2);
 				for (int k = 0; k < m && out->n == 0; k++) {
 					_cleanup_free_ char *dp = path_join(path, drop[k]);
-					scan_unit_file(r, dp, out);
+					scan_unit_file(r, dp, unit, s);
 				}
 				if (m > 0)
 					names_free(drop, m);
@@ -230,9 +265,9 @@ static bool units_can_matter(const struct policy *p)
 int probe_system(const struct root *r, const struct policy *p, struct system_facts *s)
 {
 	memset(s, 0, sizeof(*s));
-	find_programs(r, p, &s->programs);
+	find_programs(r, p, s);
 	if (p->needs_memcg_units && s->programs.n == 0 && units_can_matter(p))
-		find_units(r, &s->units);
+		find_units(r, s);
 	/* RAM: /proc/meminfo on a live system, else (or when it does not
 	 * tell) the policy's assume-ram */
 	if (r->live)
@@ -257,6 +292,9 @@ int probe_system(const struct root *r, const struct policy *p, struct system_fac
 
 void system_facts_free(struct system_facts *s)
 {
+	found_free(s->found_programs, s->programs.n);
+	found_free(s->found_units, s->units.n);
+	s->found_programs = s->found_units = NULL;
 	strv_free(&s->programs);
 	strv_free(&s->units);
 	free(s->proc_cmdline);

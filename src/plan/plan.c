@@ -229,8 +229,8 @@ static void decide_one(struct context *ctx, const struct evaluation *ev, struct 
 		kd->unknown = true;
 		kd->d.keep = true;
 		kd->d.mode = ctx->policy.mode;
-		strv_push(&kd->d.reasons,
-			  xasprintf("no kernel config for %s: its memcg default is unknown", k->version));
+		decision_add_reason(&kd->d, "no_kernel_config", NULL, NULL, 0,
+				    "no kernel config for %s: its memcg default is unknown", k->version);
 		return;
 	}
 	_cleanup_free_ char *configured = configured_cmdline(ctx, ev, k, is_default);

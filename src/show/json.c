@@ -117,6 +117,7 @@ struct json_object *json_report_new(const struct context *ctx, const char *comma
 	struct json_object *o = json_object_new_object();
 	json_object_object_add(o, "command", str_or_null(command));
 	json_object_object_add(o, "version", json_object_new_string(VERSION));
+	json_object_object_add(o, "schema_version", json_object_new_int(JSON_SCHEMA_VERSION));
 	json_object_object_add(o, "exit_code", NULL);
 	json_object_object_add(o, "errors", json_object_new_array());
 	json_object_object_add(o, "warnings", json_object_new_array());
@@ -126,9 +127,9 @@ struct json_object *json_report_new(const struct context *ctx, const char *comma
 	json_object_object_add(o, "live", json_object_new_boolean(opened ? ctx->root.live : !ctx->root_path));
 	json_object_object_add(o, "chroot", json_object_new_boolean(opened && ctx->root.chroot));
 	static const char *const null_keys[] = {
-		"kernel",    "decision",       "kernels",	  "slots",	"boot_dir", "rejected_boot_dirs",
-		"in_sync",   "reboot_pending", "kernel_ignored",  "running",	"policy",   "system",
-		"next_boot", "reboot_needed",  "reapply_pending", "grub_value",
+		"kernel",    "decision",	"kernels",	  "slots",   "boot_dir", "rejected_boot_dirs",
+		"in_sync",   "reboot",		"kernel_ignored", "running", "policy",	 "system",
+		"next_boot", "reapply_pending", "grub_value",	  "bench",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(null_keys); i++)
 		json_object_object_add(o, null_keys[i], NULL);
@@ -186,6 +187,19 @@ static const char *rule_name(enum memcg_rule r)
 	return "?";
 }
 
+/* One reason as data: {rule, value, file, line, text}. */
+static struct json_object *reason_json(const struct context *ctx, const struct decision *d, size_t i)
+{
+	const struct reason_info *ri = i < d->n_info ? &d->info[i] : NULL;
+	struct json_object *r = json_object_new_object();
+	json_object_object_add(r, "rule", json_object_new_string(ri ? ri->rule : "other"));
+	json_object_object_add(r, "value", str_or_null(ri ? ri->value : NULL));
+	json_object_object_add(r, "file", path_or_null(ctx, ri ? ri->file : NULL));
+	json_object_object_add(r, "line", ri && ri->line ? json_object_new_int64(ri->line) : NULL);
+	json_object_object_add(r, "text", json_object_new_string(d->reasons.v[i]));
+	return r;
+}
+
 static struct json_object *kernel_json(const struct context *ctx, const struct evaluation *ev,
 				       const struct kernel_decision *kd)
 {
@@ -210,7 +224,13 @@ static struct json_object *kernel_json(const struct context *ctx, const struct e
 	json_object_object_add(k, "mode", json_object_new_string(policy_mode_name(kd->d.mode)));
 	json_object_object_add(k, "keep", json_object_new_boolean(kd->d.keep));
 	json_object_object_add(k, "decision", json_object_new_string(memcg_state_name(kd->d.state)));
-	json_object_object_add(k, "reasons", strv_json(&kd->d.reasons));
+	struct json_object *ra = json_object_new_array();
+	for (size_t i = 0; i < kd->d.reasons.n; i++)
+		json_object_array_add(ra, reason_json(ctx, &kd->d, i));
+	json_object_object_add(k, "reasons", ra);
+	json_object_object_add(k, "decided_by",
+			       kd->d.why < kd->d.reasons.n && !kd->unknown ? reason_json(ctx, &kd->d, kd->d.why)
+									   : NULL);
 	json_object_object_add(k, "warnings", strv_json(&kd->d.warnings));
 	json_object_object_add(k, "add", strv_json(&kd->d.add));
 	json_object_object_add(k, "remove", strv_json(&kd->d.remove));
@@ -307,6 +327,21 @@ void print_next_boot(const struct context *ctx, const struct next_boot *nb)
 		printf("next boot (%s): memcg %s%s, as running now: no reboot needed\n", esc(nb->kernel), next, now);
 }
 
+const char *reboot_state_name(const struct context *ctx, const struct evaluation *ev, const struct next_boot *nb)
+{
+	if (!ctx->root.live)
+		return "not_live";
+	if (nb->ignored)
+		return "kernel_ignores";
+	if (nb->reboot_needed || ev->reboot_pending)
+		return "needed";
+	if (ev->kernel_ignored)
+		return "kernel_ignores";
+	if (!nb->known || !nb->running_known)
+		return "unknown";
+	return "not_needed";
+}
+
 void json_report_evaluation(struct json_object *o, const struct context *ctx, const struct evaluation *ev)
 {
 	struct json_object *ka = json_object_new_array();
@@ -324,12 +359,15 @@ void json_report_evaluation(struct json_object *o, const struct context *ctx, co
 	json_object_object_add(o, "boot_dir", str_or_null(ev->slots.boot_dir));
 	json_object_object_add(o, "rejected_boot_dirs", strv_json(&ev->slots.rejected));
 	json_object_object_add(o, "in_sync", json_object_new_boolean(ev->in_sync));
-	json_object_object_add(o, "reboot_pending", json_object_new_boolean(ev->reboot_pending));
 	json_object_object_add(o, "kernel_ignored", str_or_null(ev->kernel_ignored));
 
 	struct json_object *run = json_object_new_object();
 	bool live = ctx->root.live && ctx->sys_loaded;
-	json_object_object_add(run, "memcg", live ? json_object_new_string(run_state_name(ctx->sys.running)) : NULL);
+	json_object_object_add(run, "memcg",
+			       !live ? NULL
+			       : ctx->sys.running == RUN_NOT_BUILT
+				       ? json_object_new_string("not_built")
+				       : json_object_new_string(run_state_name(ctx->sys.running)));
 	json_object_object_add(run, "source", live ? str_or_null(ctx->sys.running_source) : NULL);
 	json_object_object_add(run, "cmdline", live ? str_or_null(ctx->sys.proc_cmdline) : NULL);
 	json_object_object_add(o, "running", run);
@@ -343,8 +381,26 @@ void json_report_evaluation(struct json_object *o, const struct context *ctx, co
 	json_object_object_add(o, "policy", pol);
 
 	struct json_object *sys = json_object_new_object();
-	json_object_object_add(sys, "needs_memcg_programs", strv_json(&ctx->sys.programs));
-	json_object_object_add(sys, "needs_memcg_units", strv_json(&ctx->sys.units));
+	struct json_object *pa = json_object_new_array();
+	for (size_t i = 0; i < ctx->sys.programs.n; i++) {
+		const struct needs_found *f = &ctx->sys.found_programs[i];
+		struct json_object *j = json_object_new_object();
+		json_object_object_add(j, "name", json_object_new_string(f->name));
+		json_object_object_add(j, "path", json_object_new_string(f->path));
+		json_object_array_add(pa, j);
+	}
+	json_object_object_add(sys, "needs_memcg_programs", pa);
+	struct json_object *ua = json_object_new_array();
+	for (size_t i = 0; i < ctx->sys.units.n; i++) {
+		const struct needs_found *f = &ctx->sys.found_units[i];
+		struct json_object *j = json_object_new_object();
+		json_object_object_add(j, "unit", json_object_new_string(f->name));
+		json_object_object_add(j, "file", json_object_new_string(f->path));
+		json_object_object_add(j, "line", json_object_new_int64(f->line));
+		json_object_object_add(j, "directive", json_object_new_string(f->directive));
+		json_object_array_add(ua, j);
+	}
+	json_object_object_add(sys, "needs_memcg_units", ua);
 	json_object_object_add(sys, "ram", ctx->sys.have_ram ? json_object_new_uint64(ctx->sys.ram) : NULL);
 	json_object_object_add(o, "system", sys);
 
@@ -356,8 +412,7 @@ void json_report_evaluation(struct json_object *o, const struct context *ctx, co
 	json_object_object_add(n, "running_memcg",
 			       nb.running_known ? json_object_new_string(memcg_state_name(nb.running)) : NULL);
 	json_object_object_add(o, "next_boot", n);
-	json_object_object_add(o, "reboot_needed",
-			       nb.known && nb.running_known ? json_object_new_boolean(nb.reboot_needed) : NULL);
+	json_object_object_add(o, "reboot", json_object_new_string(reboot_state_name(ctx, ev, &nb)));
 }
 
 int json_report_emit(struct json_object *o, int exit_code)

@@ -18,6 +18,10 @@
 
 struct json_object;
 
+/* The version of the contract --json prints (schema_version): 2 since
+ * the keys are one style, reasons are data and one field says reboot. */
+#define JSON_SCHEMA_VERSION 2
+
 /* Keeps the real stdout for the object and silences fd 1; root_path is
  * --root (NULL on the live system). Called again (global options after
  * the command name), it only notes root_path. Returns 0 or -errno. */
@@ -29,8 +33,8 @@ bool json_output_end(void);
 /* A report object for command: every key of the contract, with null or
  * empty values; the command fills what it knows. */
 struct json_object *json_report_new(const struct context *ctx, const char *command);
-/* The state an evaluation shows: kernels, slots, in_sync, reboot_pending,
- * running, policy, system, decision, kernel, next_boot, reboot_needed. */
+/* The state an evaluation shows: kernels, slots, in_sync, reboot,
+ * running, policy, system, decision, kernel, next_boot. */
 void json_report_evaluation(struct json_object *o, const struct context *ctx, const struct evaluation *ev);
 /* One entry of files[]: a path inside the root, what happened to it
  * ("changed", "created", "removed", "restored", "regenerated"), the tokens
@@ -71,6 +75,13 @@ struct next_boot {
 	enum memcg_state now;
 };
 void next_boot_of(const struct context *ctx, const struct evaluation *ev, struct next_boot *nb);
+/* The one reboot state of --json ("reboot"): "needed" (the next boot's
+ * memcg differs from the running one, or the running kernel is not as
+ * decided: check exits 2), "not_needed", "kernel_ignores" (the kernel
+ * booted with the configured line and runs otherwise: a reboot does not
+ * change it), "unknown" (a live system whose running or next state is not
+ * known), "not_live" (--root: an image has no running kernel). */
+const char *reboot_state_name(const struct context *ctx, const struct evaluation *ev, const struct next_boot *nb);
 /* Prints the human line for it: "next boot (VER): memcg off; running now:
  * memcg on: reboot needed". */
 void print_next_boot(const struct context *ctx, const struct next_boot *nb);

@@ -11,7 +11,7 @@
 #   4. as root, in a private mount namespace on the live system (tmpfs
 #      over /boot, /etc/kernel, /var/lib, /run; the policy bound over
 #      /etc/memcg-policy.conf): a decision against the running memcg state
-#      notifies the reboot handler (reboot_needed), which only reports.
+#      notifies the reboot handler ("reboot": "needed"), which only reports.
 # Each run's recap is printed. Usage: tests/ansible/run.sh [BUILD-DIR]
 set -u
 export LC_ALL=C.UTF-8 # ansible refuses other encodings
@@ -144,9 +144,9 @@ INSIDE
 	RECAP=$(grep -E '^localhost +:' "$W/live.log" | sed 's/  */ /g')
 	echo "# live (namespace): $RECAP"
 	if grep -q 'RUNNING HANDLER \[memcg_policy : memcg-policy reboot needed\]' "$W/live.log"; then
-		pass "live: reboot_needed notified the reboot handler (memcg $running now, $other decided)"
+		pass "live: reboot \"needed\" notified the reboot handler (memcg $running now, $other decided)"
 	else
-		fail "live: reboot_needed notified the reboot handler" "$out" "$(tail -n 30 "$W/live.log")"
+		fail "live: reboot \"needed\" notified the reboot handler" "$out" "$(tail -n 30 "$W/live.log")"
 	fi
 	expect_eq "live: the handler only reports (memcg_policy_reboot is false)" \
 		"$(grep -c 'a reboot is needed for the memcg change' "$W/live.log")" 1

@@ -49,9 +49,17 @@ expect_eq "saved metrics match the printed ones" \
 expect_exit "bench --json runs" 0 "$MEMCG_POLICY" --json bench --size 8M --iterations 2 --threads 2
 if command -v jq >/dev/null; then
 	expect_eq "--json: one result per thread count, with samples per iteration" \
-		"$(jq -c '[.results[] | [.threads, (.faults_per_cpu | length), (.faults_per_sec | length), (.hmean_faults_per_cpu > 0)]]' <<<"$OUT")" \
+		"$(jq -c '[.bench.run.results[] | [.threads, (.faults_per_cpu | length), (.faults_per_sec | length), (.hmean_faults_per_cpu > 0)]]' <<<"$OUT")" \
 		'[[2,2,2,true]]'
-	expect_eq "--json: records the kernel" "$(jq -r .kernel <<<"$OUT")" "$(uname -r)"
+	expect_eq "--json: records the kernel" "$(jq -r .bench.run.kernel <<<"$OUT")" "$(uname -r)"
+	# one shape for every command: the report's envelope, the counts as
+	# numbers, the keys in one style
+	expect_eq "--json: the report's envelope, schema version 2" \
+		"$(jq -c '[.command, .schema_version, .exit_code, .bench.kind, .bench.compare]' <<<"$OUT")" '["bench",2,0,"run",null]'
+	expect_eq "--json: the thread counts and sizes as numbers" \
+		"$(jq -c '.bench.run | [.threads, .size, .iterations, (.nproc | type)]' <<<"$OUT")" '[[2],8388608,2,"number"]'
+	expect_eq "--json: every key in snake_case" \
+		"$(jq -r '[paths | last | strings | select(test("^[a-z0-9_]+$") | not)] | join(" ")' <<<"$OUT")" ""
 fi
 
 # --- compare two saved runs
@@ -123,8 +131,10 @@ memcg-policy: warning: bench --compare: B has no spread figures (Min, Stddev, Co
 if command -v jq >/dev/null; then
 	expect_exit "--json --compare" 0 "$MEMCG_POLICY" --json bench --compare "$d/seed-a.txt" "$d/seed-b.txt"
 	expect_eq "--json --compare: values and differences" \
-		"$(jq -c '[.metrics[] | [.name, .a, .b, (if .diff_percent == null then null else (.diff_percent * 100 | round) end)]]' <<<"$OUT")" \
+		"$(jq -c '[.bench.compare.metrics[] | [.name, .a, .b, (if .diff_percent == null then null else (.diff_percent * 100 | round) end)]]' <<<"$OUT")" \
 		'[["faults/cpu-1",1509075.7561,1508934.4568,-1],["faults/sec-1",1000,1100,1000],["elapsed-1",10,null,null]]'
+	expect_eq "--json --compare: the report's envelope; the comparison's warnings are its warnings" \
+		"$(jq -c '[.command, .schema_version, .bench.kind, .bench.run, (.warnings | length)]' <<<"$OUT")" '["bench",2,"compare",null,2]'
 fi
 
 # --- bad saved files: exit 3, "memcg-policy: FILE:LINE: message"

@@ -17,13 +17,30 @@ status=$OUT
 expect_exit "decide" 0 "${J[@]}" decide
 expect_eq "decide: decision and kernel at the top" "$(jq -c '[.command, .decision, .kernel]' <<<"$OUT")" "[\"decide\",\"on\",\"$V\"]"
 expect_exit "check" 0 "${J[@]}" check
+
+# version 2 of the contract: its version in every object, keys in one
+# style, reasons as data, one reboot field
+expect_eq "status: schema_version 2" "$(jq -c .schema_version <<<"$status")" 2
+expect_eq "status: every key in snake_case" \
+	"$(jq -r '[paths | last | strings | select(test("^[a-z0-9_]+$") | not)] | unique | join(" ")' <<<"$status")" ""
+expect_eq "status: the reasons as data, the mode's first (no policy file: the built-in default)" \
+	"$(jq -c '.kernels[0].reasons[0] | [.rule, .value, .file, .line, (.text | startswith("mode = auto"))]' <<<"$status")" \
+	'["mode","auto",null,null,true]'
+expect_eq "status: the reason that decided, named" "$(jq -c '.kernels[0].decided_by | [.rule, .value]' <<<"$status")" '["otherwise","keep"]'
+expect_eq "status: reboot is not_live in an image" "$(jq -r .reboot <<<"$status")" not_live
+expect_eq "status: the version 1 keys are gone" "$(jq -c '[has("reboot_pending"), has("reboot_needed")]' <<<"$status")" '[false,false]'
+printf '[policy]\nmode = off\n' | write_policy "$root/etc/memcg-policy.conf"
+expect_exit "decide, mode = off in a file" 0 "${J[@]}" decide
+expect_eq "decide: the deciding reason with its file (inside the root) and line" \
+	"$(jq -c '.kernels[0].decided_by | [.rule, .value, .file, .line]' <<<"$OUT")" '["mode","off","/etc/memcg-policy.conf",2]'
+rm "$root/etc/memcg-policy.conf"
 expect_exit "apply --dry-run (keep: nothing)" 0 "${J[@]}" apply --dry-run
 
 expect_exit "set off" 0 "${J[@]}" set off
 expect_eq "set off: the policy file and the slot, with its tokens" \
 	"$(jq -c '[.changed, [.files[] | [.path, .action, .added, .removed]]]' <<<"$OUT")" \
 	'[true,[["/etc/memcg-policy.conf","created",[],[]],["/etc/kernel/cmdline","changed",["cgroup_disable=memory"],[]]]]'
-expect_eq "set off: the state after the run" "$(jq -c '[.in_sync, .decision, .next_boot.memcg, .reboot_needed]' <<<"$OUT")" '[true,"off","off",null]'
+expect_eq "set off: the state after the run" "$(jq -c '[.in_sync, .decision, .next_boot.memcg, .reboot]' <<<"$OUT")" '[true,"off","off","not_live"]'
 expect_eq "set off: paths inside the root" "$(jq -r '[.policy.files[], .kernels[0].config] | join(" ")' <<<"$OUT")" "/etc/memcg-policy.conf /boot/config-$V"
 expect_exit "apply again: nothing" 0 "${J[@]}" apply
 expect_eq "apply again: unchanged, no files" "$(jq -c '[.changed, .files]' <<<"$OUT")" '[false,[]]'

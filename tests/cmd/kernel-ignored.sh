@@ -66,8 +66,7 @@ has "booted with the token, memcg on: check says the kernel ignored it" "$OUT" \
 	"$rel booted with the command line the boot configuration gives it and runs with memcg on, not off: the kernel ignored it"
 has "booted with the token, memcg on: and that a reboot does not change it" "$OUT" "a reboot does not change it"
 in_ns - "root=/dev/vda ro cgroup_disable=memory" "$MEMCG_POLICY" --config "$W/policy.conf" --json status
-expect_eq "booted with the token: --json reboot_pending false" "$(jq -r .reboot_pending <<<"$OUT")" false
-expect_eq "booted with the token: --json reboot_needed false" "$(jq -r .reboot_needed <<<"$OUT")" false
+expect_eq "booted with the token: --json reboot is kernel_ignores" "$(jq -r .reboot <<<"$OUT")" kernel_ignores
 has "booted with the token: --json kernel_ignored says it" "$(jq -r .kernel_ignored <<<"$OUT")" "the kernel ignored it"
 tmp=$(mktemp)
 printf '%s\n' "$OUT" >"$tmp"
@@ -95,3 +94,9 @@ booted ""
 in_ns - "root=/dev/vda ro cgroup_disable=memory" "$MEMCG_POLICY" --config "$W/policy.conf" check
 expect_eq "booted without the token: check says in sync, reboot needed (5)" "$RC" 5
 has "booted without the token: reboot needed" "$OUT" "in sync; reboot needed"
+in_ns - "root=/dev/vda ro cgroup_disable=memory" "$MEMCG_POLICY" --config "$W/policy.conf" --json status
+expect_eq "booted without the token: --json reboot is needed" "$(jq -r .reboot <<<"$OUT")" needed
+# 4. the booted line as configured, and memcg on as decided: no reboot
+printf '[policy]\nmode = on\n[bootloaders]\ngrub = no\nkernel-cmdline = yes\n' | write_policy "$W/policy.conf"
+in_ns - "root=/dev/vda ro" "$MEMCG_POLICY" --config "$W/policy.conf" --json status
+expect_eq "mode on, running on: --json reboot is not_needed" "$(jq -r .reboot <<<"$OUT")" not_needed

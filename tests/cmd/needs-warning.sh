@@ -35,6 +35,8 @@ expect_exit "check --monitoring: OK (in sync)" 0 "$MEMCG_POLICY" --root "$root" 
 has "the monitoring line carries the warning" "$OUT" "; warning: memcg off, but k3s (/usr/local/bin/k3s) needs it"
 json_run "set off --json again" "$MEMCG_POLICY" --root "$root" --json set off
 has "--json: the warning is in warnings[]" "$(jq -r '.warnings[]' <<<"$OUT")" "memcg off, but k3s (/usr/local/bin/k3s) needs it"
+expect_eq "--json: the program found, as data" "$(jq -c '.system.needs_memcg_programs' <<<"$OUT")" \
+	'[{"name":"k3s","path":"/usr/local/bin/k3s"}]'
 program "$root" /usr/bin/dockerd
 program "$root" /usr/bin/containerd
 program "$root" /usr/bin/kubelet
@@ -67,7 +69,9 @@ json_run "mode on: status --json" "$MEMCG_POLICY" --root "$root" --json status
 expect_eq "mode on: the unit files are not read" "$(jq -r '.system.needs_memcg_units | length' <<<"$OUT")" 0
 printf '[policy]\nmode = on\n[kernel 6.1.*]\nmode = off\n' | write_policy "$root/etc/memcg-policy.conf"
 json_run "a [kernel] section off: status --json" "$MEMCG_POLICY" --root "$root" --json status
-has "a [kernel] section off: the unit is read" "$(jq -r '.system.needs_memcg_units[]' <<<"$OUT")" "web.service"
+expect_eq "a [kernel] section off: the unit is read, as data" \
+	"$(jq -c '.system.needs_memcg_units' <<<"$OUT")" \
+	'[{"unit":"web.service","file":"/etc/systemd/system/web.service","line":3,"directive":"MemoryMax"}]'
 
 # two kernels decided off, k3s installed: status says the warning once (the
 # headline), not again under each kernel; -v shows it under each

@@ -161,9 +161,9 @@ static void sys_facts(enum sys_kind kind, struct system_facts *sys)
 {
 	memset(sys, 0, sizeof(*sys));
 	if (kind == SYS_PROGRAM)
-		strv_pushdup(&sys->programs, "k3s (/usr/local/bin/k3s)");
+		system_facts_add_program(sys, "k3s", "/usr/local/bin/k3s");
 	if (kind == SYS_UNIT)
-		strv_pushdup(&sys->units, "/etc/systemd/system/web.service:4: MemoryMax=");
+		system_facts_add_unit(sys, "web.service", "/etc/systemd/system/web.service", 4, "MemoryMax");
 	if (kind == SYS_SMALL_RAM || kind == SYS_BIG_RAM) {
 		sys->have_ram = true;
 		sys->ram = (kind == SYS_SMALL_RAM ? 512ULL : 4096ULL) << 20;
@@ -221,6 +221,34 @@ static int check_row(const struct row *r)
 		       d.why < d.reasons.n ? d.reasons.v[d.why] : "(none)", r->why);
 		test_failed_checks++;
 	}
+	/* every reason as data too (--json), the mode's first with the mode
+	 * that applied, the deciding one named by a rule of the contract
+	 * that fits how its line begins */
+	CHECK_INT(d.n_info, d.reasons.n);
+	if (d.n_info > 0 && d.why < d.n_info) {
+		CHECK(streq(d.info[0].rule, "mode") || streq(d.info[0].rule, "kernel_mode"));
+		CHECK(d.info[0].value && streq(d.info[0].value, policy_mode_name(d.mode)));
+		static const struct {
+			const char *begins, *rule;
+		} rules[] = { { "mode = ", "mode" },
+			      { "auto: otherwise", "otherwise" },
+			      { "auto: RAM", "min_ram" },
+			      { "auto: a program", "needs_memcg" },
+			      { "auto: a systemd unit", "needs_memcg_units" },
+			      { "memcg not built", "memcg_not_built" } };
+		const char *w = d.reasons.v[d.why], *want = NULL;
+		for (size_t i = 0; i < ARRAY_SIZE(rules); i++)
+			if (startswith(w, rules[i].begins))
+				want = rules[i].rule;
+		if (strstr(w, ", but the kernel will still run"))
+			want = "kernel_overrides";
+		if (want && !(streq(d.info[d.why].rule, want) ||
+			      (streq(want, "mode") && streq(d.info[d.why].rule, "kernel_mode")))) {
+			printf("  %s: deciding reason's rule \"%s\", expected \"%s\"\n", r->name, d.info[d.why].rule,
+			       want);
+			test_failed_checks++;
+		}
+	}
 	/* the decided tokens give the decided state on this kernel */
 	if (!d.keep && r->k->memcg_built) {
 		struct decide_kernel k = *r->k;
@@ -228,8 +256,7 @@ static int check_row(const struct row *r)
 	}
 	strv_free(&want_add);
 	strv_free(&want_remove);
-	strv_free(&sys.programs);
-	strv_free(&sys.units);
+	system_facts_free(&sys);
 	decision_free(&d);
 	policy_free(&p);
 	return test_failed_checks == before;
@@ -265,7 +292,7 @@ TEST(decide_off_but_stays_on_no_needs_warning)
 	CHECK(!needs);
 	CHECK(override);
 	decision_free(&d);
-	strv_free(&sys.programs);
+	system_facts_free(&sys);
 	policy_free(&p);
 }
 
