@@ -5,3 +5,9 @@
 .PHONY: check-boot
 check-boot: all
 	MEMCG_POLICY=$(BUILD)/memcg-policy tests/boot/run.sh $(BOOT_CASES)
+
+# bench from the root cgroup on cgroup v2, in a guest: the run takes place
+# in a cgroup made for it (tests/boot/bench-cgroup.sh)
+.PHONY: check-bench-cgroup
+check-bench-cgroup: all
+	MEMCG_POLICY=$(BUILD)/memcg-policy tests/boot/bench-cgroup.sh

@@ -8,6 +8,23 @@
 #include "pft/run.h"
 #include "facts/context.h"
 
+/* Where the run's threads run (cmd/bench-cgroup.c): the process's own
+ * memory cgroup, or, where that is the root one and memcg is on, a child
+ * made for the run, which the process enters (its threads follow) and
+ * leaves, removed, afterwards. Never fails the run: where no child can be
+ * made, a warning, and the run stays where it is. */
+struct bench_cgroup {
+	char *path; /* the cgroup the threads run in, as /proc/self/cgroup says it */
+	char *note; /* why there, for the reader */
+	char *made; /* the directory made for the run; NULL: none */
+	char *root_procs, *root_control;
+	bool enabled_memory; /* +memory written to the root's subtree_control */
+};
+void bench_cgroup_enter(struct bench_cgroup *c, bool memcg_on);
+/* Back to where the process was, the child removed. */
+void bench_cgroup_leave(struct bench_cgroup *c);
+void bench_cgroup_free(struct bench_cgroup *c);
+
 /* CPUs this process may run on (cmd/bench-measure.c). */
 unsigned cpu_count(void);
 int do_run(const struct context *ctx, const unsigned *threads, unsigned n_threads, unsigned long long size,

@@ -76,33 +76,6 @@ static char *cpu_model(const struct context *ctx)
 	return xstrdup("unknown");
 }
 
-/* The cgroup memcg charges this process to: the memory hierarchy's line
- * of /proc/self/cgroup on cgroup v1, else the unified ("0::") one. */
-static char *own_cgroup(const struct context *ctx)
-{
-	_cleanup_free_ char *text = read_proc(ctx, "/proc/self/cgroup");
-	char *unified = NULL;
-	for (char *line = text, *next; line && *line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		char *c1 = strchr(line, ':');
-		char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-		if (!c2)
-			continue;
-		*c2 = '\0';
-		const char *controllers = c1 + 1;
-		if (!*controllers && !unified)
-			unified = xstrdup(c2 + 1);
-		_cleanup_free_ char *list = xasprintf(",%s,", controllers);
-		if (strstr(list, ",memory,")) {
-			free(unified);
-			return xstrdup(c2 + 1);
-		}
-	}
-	return unified ? unified : xstrdup("unknown");
-}
-
 static unsigned long long mem_available(const struct context *ctx)
 {
 	_cleanup_free_ char *info = read_proc(ctx, "/proc/meminfo");
@@ -113,7 +86,7 @@ static unsigned long long mem_available(const struct context *ctx)
 	return kib << 10;
 }
 
-static void collect_metadata(const struct context *ctx, struct bench_run *run)
+static void collect_metadata(const struct context *ctx, const struct bench_cgroup *cg, struct bench_run *run)
 {
 	struct utsname u;
 	time_t now = time(NULL);
@@ -135,8 +108,8 @@ static void collect_metadata(const struct context *ctx, struct bench_run *run)
 		bench_run_set(run, "memcg-source", source);
 	_cleanup_free_ char *cmdline = read_proc(ctx, "/proc/cmdline");
 	bench_run_set(run, "cmdline", cmdline ? cmdline : "unknown");
-	_cleanup_free_ char *cgroup = own_cgroup(ctx);
-	bench_run_set(run, "cgroup", cgroup);
+	bench_run_set(run, "cgroup", cg->path);
+	bench_run_set(run, "cgroup-note", cg->note);
 	_cleanup_free_ char *cpu = cpu_model(ctx);
 	bench_run_set(run, "cpu", cpu);
 	_cleanup_free_ char *ncpu = xasprintf("%u", cpu_count());
@@ -260,7 +233,9 @@ static void print_run_table(const struct bench_run *run)
 	printf("kernel    %s\n", bench_run_get(run, "kernel"));
 	printf("memcg     %s%s%s%s\n", bench_run_get(run, "memcg"), source ? " (" : "", source ? source : "",
 	       source ? ")" : "");
-	printf("cgroup    %s\n", bench_run_get(run, "cgroup"));
+	const char *cg_note = bench_run_get(run, "cgroup-note");
+	printf("cgroup    %s%s%s%s\n", bench_run_get(run, "cgroup"), cg_note ? " (" : "", cg_note ? cg_note : "",
+	       cg_note ? ")" : "");
 	printf("cmdline   %s\n", bench_run_get(run, "cmdline"));
 	printf("run       %s bytes per thread, %s iterations, threads %s, THP off\n\n", bench_run_get(run, "size"),
 	       bench_run_get(run, "iterations"), bench_run_get(run, "threads"));
@@ -308,8 +283,13 @@ int do_run(const struct context *ctx, const unsigned *threads, unsigned n_thread
 	}
 
 	struct json_object *report = ctx->json ? json_report_new(ctx, "bench") : NULL;
+	/* the threads run where real tasks run: entered before the first,
+	 * left after the last */
+	const char *memcg_source;
+	struct bench_cgroup cg;
+	bench_cgroup_enter(&cg, probe_memcg_running(&memcg_source) == RUN_ON);
 	struct bench_run run = { 0 };
-	collect_metadata(ctx, &run);
+	collect_metadata(ctx, &cg, &run);
 	struct strbuf list = { 0 };
 	for (unsigned i = 0; i < n_threads; i++)
 		sb_appendf(&list, "%s%u", i ? "," : "", threads[i]);
@@ -374,6 +354,7 @@ int do_run(const struct context *ctx, const unsigned *threads, unsigned n_thread
 				rc = -r;
 		}
 	}
+	bench_cgroup_free(&cg);
 	for (unsigned i = 0; i < done; i++)
 		pft_result_free(&res[i]);
 	free(res);

@@ -215,3 +215,43 @@ if command -v script >/dev/null; then
 	tty_out=$(script -qec "$(printf '%q ' "$MEMCG_POLICY" -q bench --size 8M --iterations 2 --threads 1) >/dev/null" /dev/null)
 	expect_eq "no progress with -q" "$tty_out" ""
 fi
+
+# --- where the threads run: a task of the root memory cgroup is not
+# charged as others are, so from there bench makes a cgroup for the run,
+# runs in it (as the kernel's /proc/self/cgroup says), and removes it
+memline=$(grep -E '^[0-9]+:([^:]*,)?memory(,[^:]*)?:' /proc/self/cgroup)
+if [ -n "$memline" ]; then
+	memroot=$(awk '$9 == "cgroup" && $NF ~ /(^|,)memory(,|$)/ { print $5; exit }' /proc/self/mountinfo)
+else
+	memroot=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+	# the real root alone has no memory.current (a cgroup namespace's "/" has)
+	[ -n "$memroot" ] && [ -e "$memroot/memory.current" ] && memroot=
+	[ -n "$memroot" ] && ! grep -qw memory "$memroot/cgroup.controllers" 2>/dev/null && memroot=
+fi
+running=$(awk '$1 == "memory" { print ($4 == 1) ? "on" : "off" }' /proc/cgroups)
+if [ "$(id -u)" -ne 0 ] || [ -z "$memroot" ] || [ "$running" != on ] || [ ! -w "$memroot/cgroup.procs" ]; then
+	echo "SKIP: bench from the root memory cgroup: needs root, memcg on and the memory hierarchy's root (memcg $running, root '${memroot:-none}')"
+else
+	before=$(cat "$memroot/cgroup.subtree_control" 2>/dev/null)
+	# shellcheck disable=SC2016 # the inner shell's own $$
+	OUT=$(sh -c 'echo $$ >"$1/cgroup.procs" && echo "pid $$" && exec "$2" bench --size 8M --iterations 2 --threads 1,2 --save "$3"' \
+		- "$memroot" "$MEMCG_POLICY" "$d/rootcg.txt" 2>&1)
+	RC=$?
+	expect_eq "from the root memory cgroup: bench runs (exit 0)" "$RC" 0
+	pid=$(sed -n 's/^pid //p' <<<"$OUT")
+	expect_eq "from the root memory cgroup: the threads ran in a cgroup made for the run (as the kernel says)" \
+		"$(sed -n 's/^cgroup: //p' "$d/rootcg.txt")" "/memcg-policy-bench.$pid"
+	has "from the root memory cgroup: the table says where and why" "$OUT" \
+		"cgroup    /memcg-policy-bench.$pid (made for the run: the process was in the root memory cgroup"
+	check "from the root memory cgroup: the run's cgroup is removed afterwards" test ! -e "$memroot/memcg-policy-bench.$pid"
+	expect_eq "from the root memory cgroup: the root's subtree_control as it was" \
+		"$(cat "$memroot/cgroup.subtree_control" 2>/dev/null)" "$before"
+fi
+own=$(grep -E '^[0-9]+:([^:]*,)?memory(,[^:]*)?:' /proc/self/cgroup | cut -d: -f3)
+[ -n "$own" ] || own=$(sed -n 's/^0:://p' /proc/self/cgroup)
+if [ "$own" = / ]; then
+	echo "SKIP: bench from a cgroup of its own: this test runs in the root cgroup"
+else
+	expect_exit "from its own cgroup: bench runs there" 0 "$MEMCG_POLICY" bench --size 8M --iterations 1 --threads 1 --save "$d/owncg.txt"
+	expect_eq "from its own cgroup: the cgroup recorded is the process's own" "$(sed -n 's/^cgroup: //p' "$d/owncg.txt")" "$own"
+fi
