@@ -141,6 +141,48 @@ TEST(journal_round_trip)
 /* A write on a file someone changed since the tool's last write rebases
  * the record: the original becomes that change without the tool's tokens
  * (and with the admin's it had removed), so revert keeps it. */
+/* the journal is written by hand and read by json-c: every byte value,
+ * in every string it writes, comes back as it was */
+TEST(journal_every_byte_round_trips)
+{
+	_cleanup_free_ char *dir = test_mkdtemp("test-journal");
+	struct root r;
+	CHECK_INT(root_open(&r, dir), 0);
+	struct journal j = { 0 };
+	char all[512];
+	for (size_t i = 0; i < 256; i++) {
+		all[i] = (char)i;
+		all[511 - i] = (char)i;
+	}
+	struct strv add = toks("a\"b\\c\x01\x7f\xc3\xa9", NULL);
+	journal_record(&j, "/boot/loader/entries/\"q\\\x1f\xff.conf", "6.1\t", true, all, sizeof(all), all + 1,
+		       sizeof(all) - 2, &add, NULL);
+	strv_free(&add);
+	size_t len;
+	_cleanup_free_ char *text = journal_serialize(&j, &len);
+	CHECK_INT(len, strlen(text));
+	put_bytes(dir, JOURNAL_PATH, text, len);
+	struct journal k;
+	CHECK_INT(journal_load(&r, &k), 0);
+	CHECK_INT(k.n, 1);
+	struct journal_entry *e = k.n ? &k.v[0] : NULL;
+	if (e) {
+		CHECK_STR(e->path, "/boot/loader/entries/\"q\\\x1f\xff.conf");
+		CHECK_STR(e->kernel, "6.1\t");
+		CHECK(bytes_eq(e->original, e->original_len, all, sizeof(all)));
+		CHECK(bytes_eq(e->written, e->written_len, all + 1, sizeof(all) - 2));
+		CHECK_INT(e->added.n, 1);
+		CHECK_STR(e->added.n ? e->added.v[0] : NULL, "a\"b\\c\x01\x7f\xc3\xa9");
+	}
+	size_t len2;
+	_cleanup_free_ char *text2 = journal_serialize(&k, &len2);
+	CHECK(bytes_eq(text, len, text2, len2));
+	journal_free(&k);
+	journal_free(&j);
+	root_close(&r);
+	rm_rf(dir);
+}
+
 TEST(journal_record_rebase)
 {
 	struct journal j = {0};
@@ -535,5 +577,5 @@ TEST(str_index_finds_paths)
 		free(v[i]);
 }
 
-TEST_MAIN(T(str_index_finds_paths), T(journal_missing_is_empty), T(journal_round_trip), T(journal_record_semantics), T(journal_record_rebase), T(journal_corrupt), T(journal_untrusted_owner_or_mode), T(journal_paths_are_slots),
+TEST_MAIN(T(str_index_finds_paths), T(journal_missing_is_empty), T(journal_round_trip), T(journal_every_byte_round_trips), T(journal_record_semantics), T(journal_record_rebase), T(journal_corrupt), T(journal_untrusted_owner_or_mode), T(journal_paths_are_slots),
 	  T(lock_creates_run), T(lock_waits_for_holder), T(lock_waits_quietly_with_q))
