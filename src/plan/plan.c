@@ -95,7 +95,7 @@ static int check_slot_line(const struct slot *s, const struct slot_change *c, co
 	return 0;
 }
 
-static int plan_slot(const struct evaluation *ev, const struct slot *s, struct slot_change *c, const char *only)
+int plan_slot(const struct evaluation *ev, const struct slot *s, struct slot_change *c, const char *only)
 {
 	const char *kernel = s->kernel ? s->kernel : (ev->def ? ev->def->k->version : NULL);
 	const struct kernel_decision *kd = kernel ? evaluation_find(ev, kernel) : NULL;

@@ -59,6 +59,16 @@ void evaluation_free(struct evaluation *ev);
 bool evaluation_can_follow_commit(const struct evaluation *ev);
 int evaluation_follow_commit(struct context *ctx, const char *only, struct evaluation *ev);
 
+/* One slot's plan, pure: its state, new content and the tokens added and
+ * removed, from the decisions of ev (kd, def, grub) and the slot's
+ * content; only is --kernel (NULL: all). A slot of no known kernel, or
+ * one the tool may not edit, is unmanaged (c->note says why where the
+ * plan knows). 0, or -EXIT_BADINPUT for an edit the tool refuses (an
+ * item it cannot take out of a list exactly, a line pushed past the
+ * kernel's COMMAND_LINE_SIZE), said with the slot's path. c is zeroed
+ * by the caller; its fields are freed as evaluation_free frees them. */
+int plan_slot(const struct evaluation *ev, const struct slot *s, struct slot_change *c, const char *only);
+
 /* The decision of a kernel release, NULL if that kernel is not known. */
 const struct kernel_decision *evaluation_find(const struct evaluation *ev, const char *release);
 
