@@ -307,14 +307,16 @@ void decide(const struct policy *p, const struct decide_kernel *k, const struct 
 	case MODE_UNSET:
 	case MODE_AUTO: {
 		if (sys && sys->programs.n) {
-			deciding(d, "needs_memcg", sys->found_programs[0].name, &p->needs_memcg_origin,
+			deciding(d, "needs_memcg", sys->found_programs ? sys->found_programs[0].name : NULL,
+				 &p->needs_memcg_origin,
 				 "auto: a program that needs memcg is installed: %s (needs-memcg, %s)",
 				 sys->programs.v[0], origin_str_static(&p->needs_memcg_origin));
 			want = STATE_ON;
 			break;
 		}
 		if (sys && sys->units.n) {
-			deciding(d, "needs_memcg_units", sys->found_units[0].name, &p->needs_memcg_units_origin,
+			deciding(d, "needs_memcg_units", sys->found_units ? sys->found_units[0].name : NULL,
+				 &p->needs_memcg_units_origin,
 				 "auto: a systemd unit sets a memory directive: %s (needs-memcg-units, %s)",
 				 sys->units.v[0], origin_str_static(&p->needs_memcg_units_origin));
 			want = STATE_ON;
