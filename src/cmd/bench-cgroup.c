@@ -12,21 +12,18 @@
 #include <unistd.h>
 
 #include "cmd/bench-int.h"
+#include "io/rootfs.h"
 #include "lib/diag.h"
 #include "lib/util.h"
 
 #define CHILD_PREFIX "memcg-policy-bench."
 
+/* A small file of the host's /proc or cgroup file system; NULL if it
+ * cannot be read. */
 static char *read_small(const char *path)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return NULL;
 	char *text = NULL;
-	size_t len = 0;
-	if (read_fd_all(fd, 1u << 20, &text, &len) < 0)
-		return NULL;
-	return text;
+	return read_host_file(path, 1u << 20, &text, NULL) == 0 ? text : NULL;
 }
 
 /* Writes text to a cgroup file: 0 or -errno. */

@@ -86,7 +86,9 @@ static unsigned long long mem_available(const struct context *ctx)
 	return kib << 10;
 }
 
-static void collect_metadata(const struct context *ctx, const struct bench_cgroup *cg, struct bench_run *run)
+/* st and source: the memcg state as probe_memcg_running() gave it */
+static void collect_metadata(const struct context *ctx, enum run_state st, const char *source,
+			     const struct bench_cgroup *cg, struct bench_run *run)
 {
 	struct utsname u;
 	time_t now = time(NULL);
@@ -101,8 +103,6 @@ static void collect_metadata(const struct context *ctx, const struct bench_cgrou
 	} else {
 		bench_run_set(run, "kernel", "unknown");
 	}
-	const char *source = NULL;
-	enum run_state st = probe_memcg_running(&source);
 	bench_run_set(run, "memcg", run_state_name(st));
 	if (source)
 		bench_run_set(run, "memcg-source", source);
@@ -285,11 +285,12 @@ int do_run(const struct context *ctx, const unsigned *threads, unsigned n_thread
 	struct json_object *report = ctx->json ? json_report_new(ctx, "bench") : NULL;
 	/* the threads run where real tasks run: entered before the first,
 	 * left after the last */
-	const char *memcg_source;
+	const char *memcg_source = NULL;
+	enum run_state memcg = probe_memcg_running(&memcg_source);
 	struct bench_cgroup cg;
-	bench_cgroup_enter(&cg, probe_memcg_running(&memcg_source) == RUN_ON);
+	bench_cgroup_enter(&cg, memcg == RUN_ON);
 	struct bench_run run = { 0 };
-	collect_metadata(ctx, &cg, &run);
+	collect_metadata(ctx, memcg, memcg_source, &cg, &run);
 	struct strbuf list = { 0 };
 	for (unsigned i = 0; i < n_threads; i++)
 		sb_appendf(&list, "%s%u", i ? "," : "", threads[i]);
