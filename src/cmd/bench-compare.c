@@ -65,8 +65,8 @@ struct json_object *json_metadata(const struct bench_run *run, const char *file)
 			long long n = strtoll(v, &end, 10);
 			if (*v && !*end && !errno)
 				val = json_object_new_int64(n);
-		} else if (streq(k, "memcg") && streq(v, "not built")) {
-			val = json_object_new_string("not_built");
+		} else if (streq(k, "memcg")) {
+			val = json_object_new_string(json_memcg_word(v));
 		} else if (streq(k, "load")) {
 			double d = strtod(v, &end);
 			if (*v && !*end && !errno)

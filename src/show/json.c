@@ -327,6 +327,8 @@ void print_next_boot(const struct context *ctx, const struct next_boot *nb)
 		printf("next boot (%s): memcg %s%s, as running now: no reboot needed\n", esc(nb->kernel), next, now);
 }
 
+const char *json_memcg_word(const char *name) { return streq(name, "not built") ? "not_built" : name; }
+
 const char *reboot_state_name(const struct context *ctx, const struct evaluation *ev, const struct next_boot *nb)
 {
 	if (!ctx->root.live)
@@ -364,10 +366,7 @@ void json_report_evaluation(struct json_object *o, const struct context *ctx, co
 	struct json_object *run = json_object_new_object();
 	bool live = ctx->root.live && ctx->sys_loaded;
 	json_object_object_add(run, "memcg",
-			       !live ? NULL
-			       : ctx->sys.running == RUN_NOT_BUILT
-				       ? json_object_new_string("not_built")
-				       : json_object_new_string(run_state_name(ctx->sys.running)));
+			       live ? json_object_new_string(json_memcg_word(run_state_name(ctx->sys.running))) : NULL);
 	json_object_object_add(run, "source", live ? str_or_null(ctx->sys.running_source) : NULL);
 	json_object_object_add(run, "cmdline", live ? str_or_null(ctx->sys.proc_cmdline) : NULL);
 	json_object_object_add(o, "running", run);

@@ -75,6 +75,9 @@ struct next_boot {
 	enum memcg_state now;
 };
 void next_boot_of(const struct context *ctx, const struct evaluation *ev, struct next_boot *nb);
+/* A running memcg state as --json writes it: run_state_name()'s (and a
+ * saved bench run's) "not built" is "not_built"; the others as they are. */
+const char *json_memcg_word(const char *name);
 /* The one reboot state of --json ("reboot"): "needed" (the next boot's
  * memcg differs from the running one, or the running kernel is not as
  * decided: check exits 2), "not_needed", "kernel_ignores" (the kernel

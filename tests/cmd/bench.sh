@@ -135,6 +135,9 @@ if command -v jq >/dev/null; then
 		'[["faults/cpu-1",1509075.7561,1508934.4568,-1],["faults/sec-1",1000,1100,1000],["elapsed-1",10,null,null]]'
 	expect_eq "--json --compare: the report's envelope; the comparison's warnings are its warnings" \
 		"$(jq -c '[.command, .schema_version, .bench.kind, .bench.run, (.warnings | length)]' <<<"$OUT")" '["bench",2,"compare",null,2]'
+	sed 's/^memcg: off$/memcg: not built/' "$d/seed-b.txt" >"$d/seed-nb.txt"
+	expect_exit "--json --compare, a run of a kernel without memcg" 0 "$MEMCG_POLICY" --json bench --compare "$d/seed-a.txt" "$d/seed-nb.txt"
+	expect_eq "--json --compare: \"not built\" in the contract's style" "$(jq -r .bench.compare.b.memcg <<<"$OUT")" not_built
 fi
 
 # --- bad saved files: exit 3, "memcg-policy: FILE:LINE: message"
