@@ -94,28 +94,30 @@ static char *add_joined(const struct strv *add)
 	return sb_take(&sb);
 }
 
-/* Appends a formatted line to a decision's reasons or warnings. */
+/* A formatted line ("?" where it cannot be made). */
+static char *vline(const char *fmt, va_list ap) _printf_(1, 0);
+static char *vline(const char *fmt, va_list ap)
+{
+	char *s;
+	return vasprintf(&s, fmt, ap) < 0 ? xstrdup("?") : s;
+}
+
+/* Appends a formatted line to a decision's warnings. */
 static void push_line(struct strv *sv, const char *fmt, ...) _printf_(2, 3);
 static void push_line(struct strv *sv, const char *fmt, ...)
 {
 	va_list ap;
-	char *s;
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
+	strv_push(sv, vline(fmt, ap));
 	va_end(ap);
-	strv_push(sv, s ? s : xstrdup("?"));
 }
 void decision_add_reason(struct decision *d, const char *rule, const char *value, const char *file, unsigned line,
 			 const char *fmt, ...)
 {
 	va_list ap;
-	char *s;
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
+	strv_push(&d->reasons, vline(fmt, ap));
 	va_end(ap);
-	strv_push(&d->reasons, s ? s : xstrdup("?"));
 	d->info = xrealloc(d->info, d->reasons.n * sizeof(*d->info));
 	while (d->n_info + 1 < d->reasons.n) /* a line pushed without its data */
 		d->info[d->n_info++] = (struct reason_info){ .rule = "other" };
