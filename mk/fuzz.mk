@@ -30,8 +30,8 @@ FUZZ_BINS   = $(patsubst %,$(FUZZ_BUILD)/fuzz-%,$(FUZZ))
 
 .PHONY: fuzz fuzz-build check-fuzz harness-syntax
 
-# the GRUB drop-in as a C array: mk/grub.mk's $(BUILD)/gen/dropin.h
-$(FUZZ_BUILD)/obj/%.o: src/%.c $(HDRS) $(BUILD)/gen/dropin.h
+# the GRUB and u-boot-menu drop-ins as C arrays: mk/grub.mk
+$(FUZZ_BUILD)/obj/%.o: src/%.c $(HDRS) $(BUILD)/gen/dropin.h $(BUILD)/gen/uboot-dropin.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 

@@ -22,3 +22,20 @@ $(BUILD)/gen/dropin.h: $(GRUB_DROPIN_SRC) mk/grub.mk
 $(BUILD)/obj/slots/grub/grub.o: $(BUILD)/gen/dropin.h
 $(BUILD)/obj/slots/grub/grub.o: ALL_CFLAGS += -I$(BUILD)/gen \
 	-DGRUB_DROPIN_DATA_PATH='"$(DATADIR)/memcg-policy/99-memcg-policy.cfg"'
+
+# u-boot-menu's fragment, written by apply to /etc/u-boot-menu/conf.d/:
+# $(BUILD)/gen/uboot-dropin.h (uboot_dropin_text[], UBOOT_DROPIN_LEN), for
+# slots/grub/uboot.c.
+UBOOT_DROPIN_SRC = u-boot-menu/99-memcg-policy.conf
+
+$(BUILD)/gen/uboot-dropin.h: $(UBOOT_DROPIN_SRC) mk/grub.mk
+	@mkdir -p $(@D)
+	{ echo '/* generated from $(UBOOT_DROPIN_SRC) by mk/grub.mk: do not edit */'; \
+	  echo 'static const char uboot_dropin_text[] = {'; \
+	  od -An -v -tx1 $(UBOOT_DROPIN_SRC) | sed -e 's/[[:space:]]*\([0-9a-f][0-9a-f]\)/0x\1,/g' -e '/^[[:space:]]*$$/d'; \
+	  echo '0x00 };'; \
+	  echo '#define UBOOT_DROPIN_LEN (sizeof(uboot_dropin_text) - 1)'; } > $@.tmp
+	mv -f $@.tmp $@
+
+$(BUILD)/obj/slots/grub/uboot.o: $(BUILD)/gen/uboot-dropin.h
+$(BUILD)/obj/slots/grub/uboot.o: ALL_CFLAGS += -I$(BUILD)/gen

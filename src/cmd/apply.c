@@ -59,7 +59,7 @@ static bool menu_drifts(const struct context *ctx, const struct apply_options *o
 	const struct slot_change *c = &ev->ch[i];
 	if (s->kind == SLOT_UKI)
 		return c->state == SLOT_DRIFT && c->d && uki_rebuild_helps(s, &c->d->remove);
-	return s->kind == SLOT_GRUB_CFG && (c->state == SLOT_DRIFT || c->state == SLOT_NOT_REGENERATED);
+	return slot_kind_is_menu(s->kind) && (c->state == SLOT_DRIFT || c->state == SLOT_NOT_REGENERATED);
 }
 
 static bool any_change(const struct evaluation *ev)
@@ -255,7 +255,7 @@ static int menus_carry(const struct evaluation *ev)
 	for (size_t i = 0; i < ev->slots.n; i++) {
 		const struct slot *s = &ev->slots.v[i];
 		/* just regenerated: "not regenerated yet" is no excuse */
-		if (s->kind != SLOT_GRUB_CFG || s->unmanaged ||
+		if (!slot_kind_is_menu(s->kind) || s->unmanaged ||
 		    !(slot_change_drifts(&ev->ch[i]) || ev->ch[i].state == SLOT_NOT_REGENERATED))
 			continue;
 		const char *why = slot_change_drifts(&ev->ch[i]) ? slot_note(s, &ev->ch[i]) : NULL;
@@ -451,7 +451,7 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 			if (ev.ch[i].changed)
 				json_report_file(obj, s->path, s->exists ? "changed" : "created", &ev.ch[i].added,
 						 &ev.ch[i].removed);
-			else if (s->kind == SLOT_GRUB_CFG && ran > 0 && !o->dry_run)
+			else if (slot_kind_is_menu(s->kind) && ran > 0 && !o->dry_run)
 				json_report_file(obj, s->path, "regenerated", NULL, NULL);
 			else if (s->kind == SLOT_UKI && rebuilt > 0 && !o->dry_run && menu_drifts(ctx, o, &ev, i))
 				json_report_file(obj, s->path, "rebuilt", NULL, NULL);
@@ -461,7 +461,7 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 		if (changed)
 			print_changes(&ev);
 		for (size_t i = 0; i < ev.slots.n && ran > 0; i++)
-			if (ev.slots.v[i].kind == SLOT_GRUB_CFG && !ev.slots.v[i].unmanaged)
+			if (slot_kind_is_menu(ev.slots.v[i].kind) && !ev.slots.v[i].unmanaged)
 				printf("regenerated %s\n", esc(ev.slots.v[i].path));
 		for (size_t i = 0; i < ev.slots.n && rebuilt > 0; i++)
 			if (ev.slots.v[i].kind == SLOT_UKI && menu_drifts(ctx, o, &ev, i))

@@ -143,7 +143,8 @@ static int commit_revert(struct context *ctx, struct journal *j, const struct re
 	return r;
 }
 
-/* Regeneration: the menu made anew from the restored GRUB inputs. */
+/* Regeneration: the menus (GRUB's, u-boot-menu's) made anew from the
+ * restored inputs. */
 static int regenerate_menu(struct context *ctx, enum grub_regen_mode mode)
 {
 	int r = context_load_policy(ctx);
@@ -151,6 +152,8 @@ static int regenerate_menu(struct context *ctx, enum grub_regen_mode mode)
 		return r;
 	struct slot_list l = { 0 };
 	r = grub_slots_find(&ctx->root, &ctx->policy, &l);
+	if (r >= 0)
+		r = uboot_slots_find(&ctx->root, &ctx->policy, &l);
 	if (r >= 0) {
 		bool *changed = xcalloc(l.n ? l.n : 1, sizeof(bool));
 		for (size_t i = 0; i < l.n; i++)

@@ -115,6 +115,7 @@ void policy_init(struct policy *p)
 		.systemd_boot = TRI_AUTO,
 		.kernel_cmdline = TRI_AUTO,
 		.rpi = TRI_AUTO,
+		.u_boot_menu = TRI_AUTO,
 		.regenerate = TRI_AUTO,
 		.secure_boot = TRI_AUTO,
 	};
@@ -216,6 +217,7 @@ static const struct key_def keys[] = {
 	PKEY(SEC_BOOTLOADERS, "systemd-boot", V_TRISTATE, systemd_boot, NO_OFFSET),
 	PKEY(SEC_BOOTLOADERS, "kernel-cmdline", V_TRISTATE, kernel_cmdline, NO_OFFSET),
 	PKEY(SEC_BOOTLOADERS, "rpi", V_TRISTATE, rpi, NO_OFFSET),
+	PKEY(SEC_BOOTLOADERS, "u-boot-menu", V_TRISTATE, u_boot_menu, NO_OFFSET),
 	PKEY(SEC_BOOTLOADERS, "regenerate", V_TRISTATE, regenerate, NO_OFFSET),
 	PKEY(SEC_BOOTLOADERS, "secure-boot", V_TRISTATE, secure_boot, NO_OFFSET),
 };

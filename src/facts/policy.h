@@ -59,6 +59,9 @@ struct policy {
 
 	enum tristate grub, systemd_boot, kernel_cmdline, rpi, regenerate;
 	struct origin grub_origin, systemd_boot_origin, kernel_cmdline_origin, rpi_origin, regenerate_origin;
+	/* [bootloaders] u-boot-menu: Debian's extlinux.conf for U-Boot */
+	enum tristate u_boot_menu;
+	struct origin u_boot_menu_origin;
 	/* [bootloaders] secure-boot: is Secure Boot on where the root boots
 	 * (auto: the firmware's variable on a live system, off in an image) */
 	enum tristate secure_boot;

@@ -113,7 +113,7 @@ int plan_slot(const struct evaluation *ev, const struct slot *s, struct slot_cha
 		return 0;
 	}
 	c->d = &kd->d;
-	if (s->kind == SLOT_GRUB_CFG) {
+	if (slot_kind_is_menu(s->kind)) {
 		c->state = grub_cfg_state(s, lookup_decision, (void *)ev, &c->note);
 		return 0;
 	}
@@ -391,7 +391,7 @@ bool evaluation_can_follow_commit(const struct evaluation *ev)
 {
 	for (size_t i = 0; i < ev->slots.n; i++) {
 		const struct slot *s = &ev->slots.v[i];
-		if (s->kind == SLOT_GRUB_CFG || (ev->ch[i].changed && !s->exists))
+		if (slot_kind_is_menu(s->kind) || (ev->ch[i].changed && !s->exists))
 			return false;
 		/* a UKI is rebuilt, not written: read it again */
 		if (s->kind == SLOT_UKI && slot_change_drifts(&ev->ch[i]))

@@ -26,6 +26,8 @@ static const struct {
 	[SLOT_GRUBENV] = { "grubenv", true },
 	[SLOT_UKI] = { "uki", false },
 	[SLOT_GRUB_TOKENS] = { "grub-tokens", true },
+	[SLOT_UBOOT_DROPIN] = { "u-boot-dropin", true },
+	[SLOT_EXTLINUX] = { "extlinux", false },
 };
 
 static const struct {
@@ -36,7 +38,7 @@ static const struct {
 	{ RPI_CMDLINE_OLD_PATH, SLOT_RPI },	{ RPI_EXTRA_PATH, SLOT_RPI_EXTRA },
 	{ GRUB_DROPIN_PATH, SLOT_GRUB_DROPIN }, { GRUB_DEFAULT_PATH, SLOT_GRUB_DEFAULT },
 	{ GRUB_TOKENS_PATH, SLOT_GRUB_TOKENS }, { GRUBENV_PATH, SLOT_GRUBENV },
-	{ GRUBENV2_PATH, SLOT_GRUBENV },
+	{ GRUBENV2_PATH, SLOT_GRUBENV },	{ UBOOT_DROPIN_PATH, SLOT_UBOOT_DROPIN },
 };
 static const char *const entry_dirs[] = { "/boot/loader/entries/", "/efi/loader/entries/",
 					  "/boot/efi/loader/entries/" };

@@ -23,6 +23,8 @@
 #define GRUB_TOKENS_PATH "/var/lib/memcg-policy/grub.tokens"
 #define GRUBENV_PATH "/boot/grub/grubenv"
 #define GRUBENV2_PATH "/boot/grub2/grubenv" /* the Fedora family's */
+#define UBOOT_DROPIN_PATH "/etc/u-boot-menu/conf.d/99-memcg-policy.conf"
+#define EXTLINUX_PATH "/boot/extlinux/extlinux.conf"
 
 enum slot_kind {
 	SLOT_BLS,	     /* $BOOT/loader/entries/NAME.conf: options lines */
@@ -34,7 +36,9 @@ enum slot_kind {
 	SLOT_GRUB_CFG,	     /* generated menu: read only, verified */
 	SLOT_GRUBENV,	     /* kernelopts in grubenv: the value; the block is rewritten whole */
 	SLOT_UKI,	     /* UKIs in $BOOT/EFI/Linux: read, rebuilt by kernel-install */
-	SLOT_GRUB_TOKENS,    /* /var/lib/memcg-policy/grub.tokens: what the GRUB drop-in applies */
+	SLOT_GRUB_TOKENS,    /* /var/lib/memcg-policy/grub.tokens: what the GRUB and u-boot-menu drop-ins apply */
+	SLOT_UBOOT_DROPIN,   /* /etc/u-boot-menu/conf.d/99-memcg-policy.conf */
+	SLOT_EXTLINUX,	     /* u-boot-update's /boot/extlinux/extlinux.conf: read only, verified */
 };
 
 /* SLOT_NOT_REGENERATED: a generated GRUB menu in an image whose
@@ -138,7 +142,10 @@ static inline const char *slot_note(const struct slot *s, const struct slot_chan
  * paths only: no "." or ".." component, no "//". kind may be NULL. */
 bool slot_kind_of_path(const char *path, enum slot_kind *kind);
 const char *slot_kind_name(enum slot_kind k);
-/* Is the kind an input of the generated GRUB menu (a change to it is
- * followed by one regeneration)? */
-bool slot_kind_feeds_menu(enum slot_kind k);	/* "bls", "kernel-cmdline", "rpi", ... */
+/* Is the kind an input of a generated menu, GRUB's or u-boot-menu's (a
+ * change to it is followed by one regeneration)? */
+bool slot_kind_feeds_menu(enum slot_kind k); /* "bls", "kernel-cmdline", "rpi", ... */
+/* Is the kind a generated menu, read and verified, never edited: GRUB's
+ * grub.cfg or u-boot-update's extlinux.conf? */
+static inline bool slot_kind_is_menu(enum slot_kind k) { return k == SLOT_GRUB_CFG || k == SLOT_EXTLINUX; }
 const char *slot_state_name(enum slot_state s); /* "in-sync", "drift", "missing", "unmanaged" */

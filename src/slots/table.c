@@ -26,6 +26,7 @@ static int find_kcmdline(const struct find_args *a, struct slot_list *l)
 }
 static int find_rpi(const struct find_args *a, struct slot_list *l) { return rpi_slots_find(a->r, a->p, l); }
 static int find_grub(const struct find_args *a, struct slot_list *l) { return grub_slots_find(a->r, a->p, l); }
+static int find_uboot(const struct find_args *a, struct slot_list *l) { return uboot_slots_find(a->r, a->p, l); }
 
 /* The finders, in the order slots are listed. */
 static int (*const finders[])(const struct find_args *, struct slot_list *) = {
@@ -33,6 +34,7 @@ static int (*const finders[])(const struct find_args *, struct slot_list *) = {
 	find_kcmdline,
 	find_rpi,
 	find_grub,
+	find_uboot,
 };
 
 /* Files the tool edits as text: nothing for an unmanaged one, the content
@@ -145,6 +147,8 @@ static const struct slot_kind_ops kind_ops[] = {
 	[SLOT_GRUBENV] = { grubenv_edit, grubenv_cmdline, SLOT_WRITES_KERNELOPTS, undo_tokens },
 	[SLOT_UKI] = { NULL, uki_cmdline, SLOT_WRITES_NOTHING, NULL },
 	[SLOT_GRUB_TOKENS] = { grub_tokens_edit, NULL, SLOT_WRITES_FILE, NULL },
+	[SLOT_UBOOT_DROPIN] = { uboot_dropin_edit, NULL, SLOT_WRITES_FILE, NULL },
+	[SLOT_EXTLINUX] = { NULL, grub_menu_cmdline, SLOT_WRITES_NOTHING, NULL },
 };
 
 static const struct slot_kind_ops *ops_of(enum slot_kind k)

@@ -52,6 +52,10 @@ typedef bool (*menu_line_fn)(void *data, const struct menu_line *m);
  * *linux* script, or of the whole menu when it has no "### BEGIN" marks.
  * Stops when fn returns false. */
 void grub_menu_lines(const char *text, size_t len, menu_line_fn fn, void *data);
+/* The same for u-boot-update's extlinux.conf (slots/grub/uboot.c): each
+ * label's append line, its kernel from its linux (or kernel) line,
+ * recovery where its menu label says rescue or recovery. */
+void extlinux_menu_lines(const char *text, size_t len, menu_line_fn fn, void *data);
 
 /* Would regenerating fix this menu's drift? */
 bool grub_regeneration_helps(const struct slot *s);

@@ -563,6 +563,7 @@ char *grubenv_edit(const struct slot *s, const struct decision *d, struct strv *
 
 bool grub_slot_creates(const struct slot *s, const struct decision *d)
 {
-	return (s->kind == SLOT_GRUB_DROPIN || s->kind == SLOT_GRUB_DEFAULT || s->kind == SLOT_GRUB_TOKENS) &&
+	return (s->kind == SLOT_GRUB_DROPIN || s->kind == SLOT_GRUB_DEFAULT || s->kind == SLOT_GRUB_TOKENS ||
+		s->kind == SLOT_UBOOT_DROPIN) &&
 	       !s->unmanaged && !s->exists && s->create && d && !d->keep;
 }

@@ -88,6 +88,27 @@ int grub_image_run(const struct root *r, const char *const *argv, const char *co
 int grub_after_commit(const struct root *r, const struct policy *p, const struct slot_list *l, const bool *changed,
 		      enum grub_regen_mode mode, unsigned *ran_tools);
 
+/* ---- u-boot-menu (slots/grub/uboot.c) ----
+ * Debian's u-boot-menu: u-boot-update writes /boot/extlinux/extlinux.conf
+ * from /etc/default/u-boot and /etc/u-boot-menu/conf.d/\*.conf; the tool's
+ * fragment there applies the recorded decision (GRUB_TOKENS_PATH, as the
+ * GRUB drop-in does) to U_BOOT_PARAMETERS. Appends the fragment, the
+ * recorded decision (where no GRUB slot did) and the menu, read and
+ * verified: none where the root has neither u-boot-update nor an
+ * extlinux.conf that it wrote. */
+int uboot_slots_find(const struct root *r, const struct policy *p, struct slot_list *l);
+/* The fragment's text built into the program; its editor (the text, or the
+ * file as it is for keep). */
+const char *uboot_dropin_builtin(size_t *len);
+char *uboot_dropin_edit(const struct slot *s, const struct decision *d, struct strv *added, struct strv *removed,
+			size_t *new_len);
+/* After a commit that changed the fragment or the recorded decision, or
+ * where extlinux.conf drifts and regenerating helps: u-boot-update, as
+ * grub_after_commit runs GRUB's tool (called by it). */
+int uboot_regen_preflight(const struct root *r, const struct slot_list *l, const bool *changed);
+int uboot_after_commit(const struct root *r, const struct policy *p, const struct slot_list *l, const bool *changed,
+		       enum grub_regen_mode mode, unsigned *ran_tools);
+
 /* The grubenv at path (inside the root) with kernelopts set to value, for
  * the transaction to replace the file with (never written in place: a
  * hard-linked grubenv keeps its other name). NULL with the error reported

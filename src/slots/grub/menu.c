@@ -232,7 +232,7 @@ enum slot_state grub_cfg_state(const struct slot *s, decision_lookup_fn lookup, 
 	if (!s->content)
 		return SLOT_IN_SYNC;
 	struct verify v = { .lookup = lookup, .data = data };
-	grub_menu_lines(s->content, s->len, verify_line, &v);
+	(s->kind == SLOT_EXTLINUX ? extlinux_menu_lines : grub_menu_lines)(s->content, s->len, verify_line, &v);
 	if (!v.bad) {
 		strv_free(&v.unwanted_all);
 		return SLOT_IN_SYNC;
@@ -277,7 +277,8 @@ enum slot_state grub_cfg_state(const struct slot *s, decision_lookup_fn lookup, 
 			join_into(&sb, &v.unwanted_all);
 			sb_append(&sb, ") and the menu predates the drop-in: ");
 		}
-		sb_appendf(&sb, "stale menu: regenerate with %s", regen ? regen : "grub-mkconfig");
+		sb_appendf(&sb, "stale menu: regenerate with %s",
+			   regen ? regen : s->kind == SLOT_EXTLINUX ? "u-boot-update" : "grub-mkconfig");
 		if (stale)
 			sb_appendf(&sb, " (%s)", stale);
 	}
@@ -306,6 +307,7 @@ char *grub_menu_cmdline(const struct slot *s)
 {
 	char *out = NULL;
 	if (s->content)
-		grub_menu_lines(s->content, s->len, first_line, &out);
+		(s->kind == SLOT_EXTLINUX ? extlinux_menu_lines : grub_menu_lines)(s->content, s->len, first_line,
+										      &out);
 	return out;
 }

@@ -94,7 +94,8 @@ bool grub_image_lacks_program(const struct root *r, const struct slot_list *l, c
 
 static bool is_grub_input(enum slot_kind k)
 {
-	return k == SLOT_GRUB_DROPIN || k == SLOT_GRUB_DEFAULT || k == SLOT_GRUBENV || k == SLOT_GRUB_TOKENS;
+	return k == SLOT_GRUB_DROPIN || k == SLOT_GRUB_DEFAULT || k == SLOT_GRUBENV || k == SLOT_GRUB_TOKENS ||
+	       k == SLOT_UBOOT_DROPIN;
 }
 
 void grub_settle_menus(const struct root *r, const struct slot_list *l, struct slot_change *ch)
@@ -106,11 +107,12 @@ void grub_settle_menus(const struct root *r, const struct slot_list *l, struct s
 			return; /* the configuration itself is not right yet */
 	for (size_t i = 0; i < l->n; i++) {
 		const struct slot *s = &l->v[i];
-		if (s->kind != SLOT_GRUB_CFG || ch[i].state != SLOT_DRIFT || !grub_regeneration_helps(s))
+		if (!slot_kind_is_menu(s->kind) || ch[i].state != SLOT_DRIFT || !grub_regeneration_helps(s))
 			continue;
 		ch[i].state = SLOT_NOT_REGENERATED;
 		char *note = xasprintf("menu not regenerated yet (the configuration is right; the menu gets it when "
-				       "the image runs update-grub / grub-mkconfig, or with apply --regenerate): %s",
+				       "the image runs %s, or with apply --regenerate): %s",
+				       s->kind == SLOT_EXTLINUX ? "u-boot-update" : "update-grub / grub-mkconfig",
 				       slot_note(s, &ch[i]) ? slot_note(s, &ch[i]) : "");
 		free(ch[i].note);
 		ch[i].note = note;

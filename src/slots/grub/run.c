@@ -107,21 +107,35 @@ char *grub_kernelopts_block(const struct root *r, const char *path, const char *
 	return out;
 }
 
-/* Would these changes regenerate the menu (an input changed, or a menu
- * drifts that regenerating fixes)? */
+/* Would these changes regenerate the GRUB menu (a GRUB input changed, or
+ * a menu drifts that regenerating fixes)? Never where the root has no GRUB
+ * slot but the recorded decision (u-boot-menu's alone). */
 static bool regen_needed(const struct slot_list *l, const bool *changed)
 {
-	for (size_t i = 0; i < l->n; i++) {
+	bool grub = false;
+	for (size_t i = 0; i < l->n; i++)
+		grub |= l->v[i].kind == SLOT_GRUB_DROPIN || l->v[i].kind == SLOT_GRUB_DEFAULT ||
+			l->v[i].kind == SLOT_GRUBENV || l->v[i].kind == SLOT_GRUB_CFG;
+	for (size_t i = 0; i < l->n && grub; i++) {
 		const struct slot *s = &l->v[i];
 		if (!changed[i] || s->unmanaged)
 			continue;
-		if (s->kind == SLOT_GRUB_CFG ? grub_regeneration_helps(s) : slot_kind_feeds_menu(s->kind))
+		if (s->kind == SLOT_GRUB_CFG ? grub_regeneration_helps(s)
+					     : slot_kind_feeds_menu(s->kind) && s->kind != SLOT_UBOOT_DROPIN)
 			return true;
 	}
 	return false;
 }
 
+static int grub_only_preflight(const struct root *r, const struct slot_list *l, const bool *changed);
+
 int grub_regen_preflight(const struct root *r, const struct slot_list *l, const bool *changed)
+{
+	int e = grub_only_preflight(r, l, changed);
+	return e < 0 ? e : uboot_regen_preflight(r, l, changed);
+}
+
+static int grub_only_preflight(const struct root *r, const struct slot_list *l, const bool *changed)
 {
 	if (!regen_needed(l, changed))
 		return 0;
@@ -139,12 +153,22 @@ int grub_regen_preflight(const struct root *r, const struct slot_list *l, const 
 	return e;
 }
 
+static int grub_only_after_commit(const struct root *r, const struct policy *p, const struct slot_list *l,
+				  const bool *changed, enum grub_regen_mode mode, unsigned *ran_tools);
+
 int grub_after_commit(const struct root *r, const struct policy *p, const struct slot_list *l, const bool *changed,
 		      enum grub_regen_mode mode, unsigned *ran_tools)
 {
 	unsigned ran_dummy = 0;
 	if (!ran_tools)
 		ran_tools = &ran_dummy;
+	int e = grub_only_after_commit(r, p, l, changed, mode, ran_tools);
+	return e < 0 ? e : uboot_after_commit(r, p, l, changed, mode, ran_tools);
+}
+
+static int grub_only_after_commit(const struct root *r, const struct policy *p, const struct slot_list *l,
+				  const bool *changed, enum grub_regen_mode mode, unsigned *ran_tools)
+{
 	int e = 0;
 	if (!regen_needed(l, changed))
 		return 0;
