@@ -103,7 +103,7 @@ lint: $(BUILD)/memcg-policy
 	  --inline-suppr --std=c11 -D_GNU_SOURCE $(INCLUDES) -I $(BUILD)/gen src tests/unit
 	printf '%s\n' $(SRCS) | xargs -P "$$(nproc)" -n 6 sh -c 'clang-tidy -quiet "$$@" -- -std=gnu11 \
 	  -D_GNU_SOURCE -DVERSION='"'"'"$(VERSION)"'"'"' $(INCLUDES) $(PKG_CFLAGS) -I$(BUILD)/gen' clang-tidy
-	shellcheck -s sh grub.d/99-memcg-policy.cfg hooks/*
+	shellcheck -s sh grub.d/99-memcg-policy.cfg u-boot-menu/99-memcg-policy.conf hooks/*
 	shellcheck -x tests/*.sh tests/cmd/*.sh tests/boot/*.sh tests/pkg/*.sh tests/ansible/*.sh tests/system/*.sh tests/powerloss/*.sh tests/powerloss/init tests/uki/*.sh bench/guest-init bench/*.sh
 	mandoc -Tlint -Wwarning man/memcg-policy.8 man/memcg-policy.conf.5
 	$(CLANG_FORMAT) --dry-run -Werror $(SRCS) $(HDRS)

@@ -40,8 +40,9 @@ char *no_boot_config_text(const struct context *ctx, const struct evaluation *ev
 		return xasprintf("no boot configuration in %s that memcg-policy manages (%zu found, none it may edit: "
 				 "see status for why): nothing carries memcg %s for %s to the next boot",
 				 d, ev->slots.n, kd ? memcg_state_name(kd->d.state) : "?", kd ? kd->k->version : "?");
-	return xasprintf("no boot configuration found in %s (no boot entry, /etc/kernel/cmdline, cmdline.txt or "
-			 "GRUB file): nothing carries memcg %s for %s to the next boot; mount the boot partition or "
+	return xasprintf("no boot configuration found in %s (no boot entry, /etc/kernel/cmdline, cmdline.txt, "
+			 "GRUB file or u-boot-menu extlinux.conf): nothing carries memcg %s for %s to the next boot; "
+			 "mount the boot partition or "
 			 "install the boot loader, then run apply again",
 			 d, kd ? memcg_state_name(kd->d.state) : "?", kd ? kd->k->version : "?");
 }

@@ -30,11 +30,7 @@ static int find_uboot(const struct find_args *a, struct slot_list *l) { return u
 
 /* The finders, in the order slots are listed. */
 static int (*const finders[])(const struct find_args *, struct slot_list *) = {
-	find_bls,
-	find_kcmdline,
-	find_rpi,
-	find_grub,
-	find_uboot,
+	find_bls, find_kcmdline, find_rpi, find_grub, find_uboot,
 };
 
 /* Files the tool edits as text: nothing for an unmanaged one, the content

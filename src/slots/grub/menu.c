@@ -278,7 +278,9 @@ enum slot_state grub_cfg_state(const struct slot *s, decision_lookup_fn lookup, 
 			sb_append(&sb, ") and the menu predates the drop-in: ");
 		}
 		sb_appendf(&sb, "stale menu: regenerate with %s",
-			   regen ? regen : s->kind == SLOT_EXTLINUX ? "u-boot-update" : "grub-mkconfig");
+			   regen		      ? regen
+			   : s->kind == SLOT_EXTLINUX ? "u-boot-update"
+						      : "grub-mkconfig");
 		if (stale)
 			sb_appendf(&sb, " (%s)", stale);
 	}
@@ -308,6 +310,6 @@ char *grub_menu_cmdline(const struct slot *s)
 	char *out = NULL;
 	if (s->content)
 		(s->kind == SLOT_EXTLINUX ? extlinux_menu_lines : grub_menu_lines)(s->content, s->len, first_line,
-										      &out);
+										   &out);
 	return out;
 }

@@ -221,10 +221,9 @@ static struct menu_facts *menu_facts_find(const struct root *r, const char *tool
 				unsigned line = 0;
 				bool known = shvars_get(&later, vars[k], &v, &file, &line, &why);
 				if ((known && v) || (!known && line && !later.poisoned))
-					fact(&mf->overrides,
-					     xasprintf("a later fragment overrides ours: %s:%u sets %s after "
-						       UBOOT_DROPIN_NAME,
-						       p, line, vars[k]));
+					fact(&mf->overrides, xasprintf("a later fragment overrides ours: %s:%u sets %s "
+								       "after " UBOOT_DROPIN_NAME,
+								       p, line, vars[k]));
 			}
 			shvars_free(&later);
 		}
@@ -234,13 +233,14 @@ static struct menu_facts *menu_facts_find(const struct root *r, const char *tool
 	const char *upd = NULL, *file = NULL, *why = NULL;
 	unsigned line = 0;
 	if (shvars_get(&vs, "U_BOOT_UPDATE", &upd, &file, &line, &why) && upd && !streq(upd, "true"))
-		fact(&mf->overrides, xasprintf("u-boot-update is turned off: %s:%u sets U_BOOT_UPDATE=%s", file, line,
-					       upd));
+		fact(&mf->overrides,
+		     xasprintf("u-boot-update is turned off: %s:%u sets U_BOOT_UPDATE=%s", file, line, upd));
 	shvars_free(&vs);
 	if (!tool)
 		fact(&mf->missing, xstrdup("no u-boot-update in the root (u-boot-menu is not installed)"));
 	else if (!ours && managed)
-		fact(&mf->missing, xstrdup("the fragment " UBOOT_DROPIN_PATH " is not installed: run memcg-policy apply"));
+		fact(&mf->missing,
+		     xstrdup("the fragment " UBOOT_DROPIN_PATH " is not installed: run memcg-policy apply"));
 	mf->regeneration_helps = !mf->overrides && !mf->missing;
 	return mf;
 }
@@ -260,7 +260,10 @@ int uboot_slots_find(const struct root *r, const struct policy *p, struct slot_l
 	}
 	if (menu && !tool && !made_by_tool(menu, menu_len))
 		return 0; /* an extlinux.conf of someone else's */
-	if (!tool && !menu)
+	/* u-boot-update writes the menu at its package's installation and at
+	 * every kernel's: without one, U-Boot is not what boots this root
+	 * (u-boot-menu installed on a PC), unless the policy says it is */
+	if (!menu && !(tool && p && p->u_boot_menu == TRI_YES))
 		return 0;
 	_cleanup_free_ char *off = p ? slot_policy_off(p, p->u_boot_menu, &p->u_boot_menu_origin, "u-boot-menu") : NULL;
 	const bool managed = tool || (p && p->u_boot_menu == TRI_YES);
@@ -367,10 +370,10 @@ int uboot_after_commit(const struct root *r, const struct policy *p, const struc
 				    mode == GRUB_REGEN_NEVER ? "--no-regenerate" : "regenerate = no");
 		else if (r->chroot)
 			diag_warn(EXTLINUX_PATH " not regenerated (in a chroot): run u-boot-update, or apply "
-				  "--regenerate");
+						"--regenerate");
 		else
 			diag_warn(EXTLINUX_PATH " not regenerated in %s (--root): run u-boot-update inside it, or "
-				  "apply --regenerate",
+						"apply --regenerate",
 				  r->path);
 		return 0;
 	}

@@ -1,0 +1,262 @@
+#!/bin/bash
+# u-boot-menu (Debian's extlinux.conf for U-Boot boards): the menu the real
+# u-boot-update writes is what the tool judges, and its fragment in
+# /etc/u-boot-menu/conf.d/ carries the decision into it.
+#
+# A Debian arm64 root of its own (its kernel, /etc/fstab, /etc/default/u-boot,
+# the host's /usr/sbin/u-boot-update copied in); the host's /usr/bin,
+# /usr/lib and /usr/share are bound into it in a private mount namespace, so
+# that u-boot-update (sh, sed, linux-version of linux-base) runs chrooted
+# into the tree, as `apply --regenerate` runs it. Every menu here is the
+# real u-boot-update's.
+. "$TOP/tests/lib.sh"
+if ! private_mounts; then
+	echo "SKIP: u-boot-menu tests need root and a private mount namespace"
+	exit 0
+fi
+if [ ! -x /usr/sbin/u-boot-update ] || ! command -v linux-version >/dev/null; then
+	echo "SKIP: u-boot-menu tests need Debian's u-boot-menu installed (u-boot-update, linux-version)"
+	exit 0
+fi
+CFG=$FIX/configs/debian12-arm64.config
+K=6.1.0-18-arm64
+UUID=0b6a7c1e-3f4d-4e5a-9b8c-7d6e5f4a3b2c
+
+# newtree: a root with the kernel, its initrd, fstab, the package's
+# /etc/default/u-boot, u-boot-update and this build as /usr/sbin/memcg-policy
+newtree() {
+	local t
+	t=$(mkroot)
+	mkdir -p "$t/usr/sbin" "$t/usr/bin" "$t/usr/lib" "$t/usr/lib64" "$t/usr/share" "$t/dev" "$t/proc" "$t/sys" \
+		"$t/etc/u-boot-menu/conf.d" "$t/etc/default" "$t/etc/kernel" "$t/tmp"
+	ln -s usr/bin "$t/bin"
+	ln -s usr/lib "$t/lib"
+	ln -s usr/lib64 "$t/lib64"
+	ln -s usr/sbin "$t/sbin"
+	add_kernel "$t" "$K" "$CFG"
+	: >"$t/boot/initrd.img-$K"
+	printf 'UUID=%s / ext4 errors=remount-ro 0 1\n' "$UUID" >"$t/etc/fstab"
+	printf 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nID=debian\n' >"$t/etc/os-release"
+	cp /usr/sbin/u-boot-update "$t/usr/sbin/u-boot-update"
+	cp "$MEMCG_POLICY" "$t/usr/sbin/memcg-policy"
+	# the package's conffile as it ships (every line a comment)
+	printf '## /etc/default/u-boot - configuration file for u-boot-update(8)\n\n#U_BOOT_UPDATE="true"\n#U_BOOT_PARAMETERS="ro quiet"\n' \
+		>"$t/etc/default/u-boot"
+	write_policy "$t/etc/memcg-policy.conf" <<'EOF'
+[policy]
+mode = off
+EOF
+	echo "$t"
+}
+
+# in_ns TREE CMD...: CMD in a private mount namespace where TREE has the
+# host's /usr/bin, /usr/lib, /usr/lib64 and /usr/share (read only)
+in_ns() {
+	local t=$1
+	shift
+	# shellcheck disable=SC2016 # the script's variables are its own
+	unshare -m --propagation private bash -c '
+		t=$1; shift
+		for d in /usr/bin /usr/lib /usr/lib64 /usr/share; do
+			[ -d "$d" ] || continue
+			mount --bind -o ro "$d" "$t$d" || exit 90
+		done
+		exec "$@"
+	' - "$t" "$@"
+}
+
+# uboot_update TREE: the real u-boot-update, chrooted into TREE
+# (its output in $SCRATCH/u-boot-update.log); its exit code
+SCRATCH=$(mkroot)
+uboot_update() {
+	# shellcheck disable=SC2016 # the script's variables are its own
+	in_ns "$1" bash -c 'mount --rbind /dev "$1/dev" && exec chroot "$1" /usr/sbin/u-boot-update' - "$1" \
+		>"$SCRATCH/u-boot-update.log" 2>&1
+}
+
+# appends TREE: the append lines of its extlinux.conf, one per label
+appends() { sed -n 's/^[[:space:]]*append[[:space:]]*//p' "$1/boot/extlinux/extlinux.conf"; }
+
+# --- the fragment keeps u-boot-update's defaults (no data: the same menu) ---
+# three configurations: U_BOOT_PARAMETERS set; empty with /etc/kernel/cmdline;
+# empty without it ("ro quiet")
+for case in set kcmdline none; do
+	t=$(newtree)
+	case $case in
+	set) printf 'U_BOOT_PARAMETERS="console=ttyAMA0 quiet"\n' >>"$t/etc/default/u-boot" ;;
+	kcmdline) printf 'root=/dev/vda2 console=ttyS0 ro\n' >"$t/etc/kernel/cmdline" ;;
+	esac
+	uboot_update "$t"
+	cp "$t/boot/extlinux/extlinux.conf" "$SCRATCH/without.$case"
+	cp "$TOP/u-boot-menu/99-memcg-policy.conf" "$t/etc/u-boot-menu/conf.d/99-memcg-policy.conf"
+	uboot_update "$t"
+	check "the fragment with no recorded decision: the same menu u-boot-update writes alone ($case)" \
+		cmp -s "$SCRATCH/without.$case" "$t/boot/extlinux/extlinux.conf"
+done
+
+M=$MEMCG_POLICY
+has() { grep -qF -- "$2" <<<"$1"; }
+expect_has() { # expect_has NAME TEXT FIXED-STRING
+	if has "$2" "$3"; then pass "$1"; else fail "$1" "no: $3" "in: $2"; fi
+}
+# line N TREE: the Nth append line of its menu
+line() { appends "$2" | sed -n "${1}p"; }
+# tree: a new tree in $t, or the script stops (nothing below runs on "/")
+tree() {
+	t=$(newtree)
+	if [ -z "$t" ] || [ ! -d "$t/etc/u-boot-menu" ]; then
+		echo "FAIL: no fixture tree"
+		exit 1
+	fi
+}
+
+# --- set off: the menu u-boot-update wrote, judged, then regenerated ---
+tree
+printf 'U_BOOT_PARAMETERS="console=ttyAMA0 cgroup_enable=memory quiet"\n' >>"$t/etc/default/u-boot"
+uboot_update "$t"
+cp "$t/boot/extlinux/extlinux.conf" "$SCRATCH/orig.conf"
+expect_eq "the real menu: the normal entry has the admin's line" "$(line 1 "$t")" \
+	"root=UUID=$UUID console=ttyAMA0 cgroup_enable=memory quiet"
+expect_exit "check before apply: the menu is drift (1)" 1 "$M" --root "$t" check
+expect_has "check names the menu's line and kernel" "$OUT" \
+	"drift: /boot/extlinux/extlinux.conf: line 20 ($K) lacks cgroup_disable=memory and has cgroup_enable=memory"
+expect_has "check: the fragment is not installed yet" "$OUT" \
+	"the fragment /etc/u-boot-menu/conf.d/99-memcg-policy.conf is not installed"
+expect_exit "status --json before apply" 0 "$M" --root "$t" --json status
+expect_eq "status --json: the menu is a slot of kind extlinux, drift" \
+	"$(jq -r '.slots[] | select(.path == "/boot/extlinux/extlinux.conf") | "\(.kind) \(.state)"' <<<"$OUT")" \
+	"extlinux drift"
+expect_eq "status --json: not in sync" "$(jq -r .in_sync <<<"$OUT")" false
+
+# apply without --regenerate: no program of the image runs
+expect_exit "apply --root without --regenerate: exit 0" 0 "$M" --root "$t" apply
+check "apply without --regenerate: the menu is not touched (u-boot-update not run)" \
+	cmp -s "$SCRATCH/orig.conf" "$t/boot/extlinux/extlinux.conf"
+check "apply: the fragment is the package's text" \
+	cmp -s "$TOP/u-boot-menu/99-memcg-policy.conf" "$t/etc/u-boot-menu/conf.d/99-memcg-policy.conf"
+expect_has "apply: it says the menu was not regenerated, and how" "$ERR" \
+	"run u-boot-update inside it, or apply --regenerate"
+expect_exit "check after apply in an image not regenerated: in sync (0)" 0 "$M" --root "$t" check
+expect_exit "status after apply, not regenerated" 0 "$M" --root "$t" status
+expect_has "status: the menu is not regenerated yet, by u-boot-update" "$OUT" \
+	"the menu gets it when the image runs u-boot-update"
+
+expect_exit "apply --regenerate: u-boot-update in the image's namespace, exit 0" 0 \
+	in_ns "$t" "$M" --root "$t" apply --regenerate
+expect_has "apply --regenerate says the menu was regenerated" "$OUT" "regenerated /boot/extlinux/extlinux.conf"
+expect_eq "after set off: the normal entry (the admin's on taken out, off added)" \
+	"$(line 1 "$t")" "root=UUID=$UUID console=ttyAMA0 quiet cgroup_disable=memory"
+expect_eq "after set off: the recovery entry (without quiet, then single)" \
+	"$(line 2 "$t")" "root=UUID=$UUID console=ttyAMA0 cgroup_disable=memory single"
+expect_exit "check after apply --regenerate: in sync (0)" 0 "$M" --root "$t" check
+expect_eq "/etc/default/u-boot keeps the admin's line" \
+	"$(tail -n 1 "$t/etc/default/u-boot")" 'U_BOOT_PARAMETERS="console=ttyAMA0 cgroup_enable=memory quiet"'
+# a kernel update: the package's hook runs u-boot-update, which keeps the decision
+uboot_update "$t"
+expect_eq "u-boot-update again (a kernel update): the decision stays" "$(line 1 "$t")" \
+	"root=UUID=$UUID console=ttyAMA0 quiet cgroup_disable=memory"
+
+expect_exit "revert --regenerate: exit 0" 0 in_ns "$t" "$M" --root "$t" revert --regenerate
+check "revert: the menu is u-boot-update's original, every byte" \
+	cmp "$SCRATCH/orig.conf" "$t/boot/extlinux/extlinux.conf"
+check "revert: the fragment is gone" test ! -e "$t/etc/u-boot-menu/conf.d/99-memcg-policy.conf"
+check "revert: the recorded decision is gone" test ! -e "$t/var/lib/memcg-policy/grub.tokens"
+
+# --- u-boot-update's fallback to /etc/kernel/cmdline, kept ---
+tree
+printf 'root=/dev/vda2 console=ttyS0 ro cgroup_enable=memory\n' >"$t/etc/kernel/cmdline"
+uboot_update "$t"
+cp "$t/boot/extlinux/extlinux.conf" "$SCRATCH/orig-k.conf"
+expect_eq "the real menu: root= and the rest from /etc/kernel/cmdline" "$(line 1 "$t")" \
+	"root=/dev/vda2 console=ttyS0 ro cgroup_enable=memory"
+expect_exit "apply --regenerate with /etc/kernel/cmdline: exit 0" 0 in_ns "$t" "$M" --root "$t" apply --regenerate
+expect_eq "after set off: /etc/kernel/cmdline carries it" "$(cat "$t/etc/kernel/cmdline")" \
+	"root=/dev/vda2 console=ttyS0 ro cgroup_disable=memory"
+expect_eq "after set off: the menu still takes root= and the rest from /etc/kernel/cmdline" "$(line 1 "$t")" \
+	"root=/dev/vda2 console=ttyS0 ro cgroup_disable=memory"
+expect_exit "check: in sync (0)" 0 "$M" --root "$t" check
+expect_exit "revert --regenerate: exit 0 (/etc/kernel/cmdline)" 0 in_ns "$t" "$M" --root "$t" revert --regenerate
+check "revert: the menu is u-boot-update's original, every byte (/etc/kernel/cmdline)" \
+	cmp "$SCRATCH/orig-k.conf" "$t/boot/extlinux/extlinux.conf"
+expect_eq "revert: /etc/kernel/cmdline as it was" "$(cat "$t/etc/kernel/cmdline")" \
+	"root=/dev/vda2 console=ttyS0 ro cgroup_enable=memory"
+
+# --- u-boot-update's default ("ro quiet"), mode = on (memcg on by default) ---
+tree
+write_policy "$t/etc/memcg-policy.conf" <<'EOF'
+[policy]
+mode = on
+EOF
+uboot_update "$t"
+cp "$t/boot/extlinux/extlinux.conf" "$SCRATCH/orig-on.conf"
+expect_eq "the real menu: u-boot-update's default line" "$(line 1 "$t")" "root=UUID=$UUID ro quiet"
+# the fragment is needed to keep a cgroup_disable=memory out, as GRUB's drop-in is
+expect_exit "check with mode = on before apply: the fragment is missing (1)" 1 "$M" --root "$t" check
+expect_has "check: the fragment is missing" "$OUT" "missing: /etc/u-boot-menu/conf.d/99-memcg-policy.conf"
+expect_exit "apply --regenerate, mode = on: exit 0" 0 in_ns "$t" "$M" --root "$t" apply --regenerate
+check "mode = on: the menu as it was" cmp -s "$SCRATCH/orig-on.conf" "$t/boot/extlinux/extlinux.conf"
+expect_exit "check with mode = on after apply: in sync (0)" 0 "$M" --root "$t" check
+printf 'U_BOOT_PARAMETERS="quiet cgroup_disable=memory"\n' >>"$t/etc/default/u-boot"
+uboot_update "$t"
+expect_eq "mode = on, an admin's cgroup_disable=memory: kept out of the menu u-boot-update writes" \
+	"$(line 1 "$t")" "root=UUID=$UUID quiet"
+expect_exit "check: in sync (0)" 0 "$M" --root "$t" check
+
+# --- a later fragment that overrides ours: said, never "in sync" ---
+tree
+uboot_update "$t"
+printf 'U_BOOT_PARAMETERS="console=ttyS2"\n' >"$t/etc/u-boot-menu/conf.d/zz-local.conf"
+expect_exit "apply --regenerate with a later fragment: the menu lacks it after regenerating (4)" 4 \
+	in_ns "$t" "$M" --root "$t" apply --regenerate
+expect_has "apply names the menu" "$ERR" \
+	"/boot/extlinux/extlinux.conf: regenerated, but its linux lines do not carry the decision"
+expect_exit "check with a later fragment: drift (1)" 1 "$M" --root "$t" check
+expect_has "check names the fragment and its line" "$OUT" \
+	"a later fragment overrides ours: /etc/u-boot-menu/conf.d/zz-local.conf:1 sets U_BOOT_PARAMETERS"
+
+# --- u-boot-update turned off in /etc/default/u-boot ---
+tree
+uboot_update "$t"
+printf 'U_BOOT_UPDATE="false"\n' >>"$t/etc/default/u-boot"
+expect_exit "check with U_BOOT_UPDATE=false: drift (1)" 1 "$M" --root "$t" check
+expect_has "check says u-boot-update is turned off, and where" "$OUT" \
+	"u-boot-update is turned off: /etc/default/u-boot:5 sets U_BOOT_UPDATE=false"
+
+# --- [bootloaders] u-boot-menu = no ---
+tree
+uboot_update "$t"
+cp "$t/boot/extlinux/extlinux.conf" "$SCRATCH/orig-no.conf"
+write_policy "$t/etc/memcg-policy.conf" <<'EOF'
+[policy]
+mode = off
+[bootloaders]
+u-boot-menu = no
+EOF
+expect_exit "u-boot-menu = no: apply --regenerate, nothing it may edit (1)" 1 \
+	in_ns "$t" "$M" --root "$t" apply --regenerate
+expect_has "u-boot-menu = no: apply says nothing carries the decision" "$ERR" "nothing written: no boot configuration"
+check "u-boot-menu = no: no fragment written" test ! -e "$t/etc/u-boot-menu/conf.d/99-memcg-policy.conf"
+check "u-boot-menu = no: the menu untouched" cmp -s "$SCRATCH/orig-no.conf" "$t/boot/extlinux/extlinux.conf"
+expect_exit "u-boot-menu = no: status" 0 "$M" --root "$t" status
+expect_has "u-boot-menu = no: the menu is listed as not managed, and why" "$OUT" "u-boot-menu = no"
+
+# --- an extlinux.conf that u-boot-update did not write, and no u-boot-update ---
+tree
+rm "$t/usr/sbin/u-boot-update"
+mkdir -p "$t/boot/extlinux"
+printf 'label linux\n\tkernel /boot/vmlinuz-%s\n\tappend root=/dev/sda1 ro\n' "$K" >"$t/boot/extlinux/extlinux.conf"
+expect_exit "a hand-written extlinux.conf, no u-boot-menu: status" 0 "$M" --root "$t" status
+if has "$OUT" "extlinux.conf"; then
+	fail "a hand-written extlinux.conf is not taken for u-boot-update's" "$OUT"
+else
+	pass "a hand-written extlinux.conf is not taken for u-boot-update's"
+fi
+
+# --- u-boot-menu installed, never run: U-Boot does not boot this root ---
+tree
+expect_exit "u-boot-update but no menu: status" 0 "$M" --root "$t" status
+if has "$OUT" "u-boot"; then
+	fail "u-boot-update installed without a menu: nothing of u-boot-menu is managed" "$OUT"
+else
+	pass "u-boot-update installed without a menu: nothing of u-boot-menu is managed"
+fi
