@@ -245,18 +245,20 @@ tree
 rm "$t/usr/sbin/u-boot-update"
 mkdir -p "$t/boot/extlinux"
 printf 'label linux\n\tkernel /boot/vmlinuz-%s\n\tappend root=/dev/sda1 ro\n' "$K" >"$t/boot/extlinux/extlinux.conf"
-expect_exit "a hand-written extlinux.conf, no u-boot-menu: status" 0 "$M" --root "$t" status
-if has "$OUT" "extlinux.conf"; then
-	fail "a hand-written extlinux.conf is not taken for u-boot-update's" "$OUT"
-else
-	pass "a hand-written extlinux.conf is not taken for u-boot-update's"
-fi
+# u_boot_kinds: the u-boot-menu slots of the --json status in $OUT
+u_boot_kinds() { jq -r '[.slots[].kind | select(. == "extlinux" or . == "u-boot-dropin")] | join(",")' <<<"$OUT"; }
+expect_exit "a hand-written extlinux.conf, no u-boot-menu: status" 0 "$M" --root "$t" --json status
+expect_eq "a hand-written extlinux.conf is not taken for u-boot-update's" "$(u_boot_kinds)" ""
 
 # --- u-boot-menu installed, never run: U-Boot does not boot this root ---
 tree
-expect_exit "u-boot-update but no menu: status" 0 "$M" --root "$t" status
-if has "$OUT" "u-boot"; then
-	fail "u-boot-update installed without a menu: nothing of u-boot-menu is managed" "$OUT"
-else
-	pass "u-boot-update installed without a menu: nothing of u-boot-menu is managed"
-fi
+expect_exit "u-boot-update but no menu: status" 0 "$M" --root "$t" --json status
+expect_eq "u-boot-update installed without a menu: nothing of u-boot-menu is managed" "$(u_boot_kinds)" ""
+write_policy "$t/etc/memcg-policy.conf" <<'EOF'
+[policy]
+mode = off
+[bootloaders]
+u-boot-menu = yes
+EOF
+expect_exit "the same with u-boot-menu = yes: status" 0 "$M" --root "$t" --json status
+expect_eq "u-boot-menu = yes: its fragment and data are managed without a menu yet" "$(u_boot_kinds)" "u-boot-dropin"
