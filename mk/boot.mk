@@ -6,6 +6,13 @@
 check-boot: all
 	MEMCG_POLICY=$(BUILD)/memcg-policy tests/boot/run.sh $(BOOT_CASES)
 
+# a U-Boot board: Debian's arm64 kernel booted by U-Boot under
+# qemu-system-aarch64 from the extlinux.conf u-boot-update wrote after apply
+# and after revert (tests/boot/u-boot.sh)
+.PHONY: check-boot-u-boot
+check-boot-u-boot: all
+	MEMCG_POLICY=$(BUILD)/memcg-policy tests/boot/u-boot.sh
+
 # bench from the root cgroup on cgroup v2, in a guest: the run takes place
 # in a cgroup made for it (tests/boot/bench-cgroup.sh)
 .PHONY: check-bench-cgroup

@@ -1,0 +1,65 @@
+# shellcheck shell=bash
+# tests/uboot-lib.sh - Debian arm64 roots with u-boot-menu, for
+# tests/cmd/u-boot-menu.sh and tests/boot/u-boot.sh (sourced after
+# tests/lib.sh, with K and CFG set). The host's /usr/bin, /usr/lib and
+# /usr/share are bound into a root in a private mount namespace, so that
+# the host's u-boot-update (sh, sed, linux-version of linux-base) runs
+# chrooted into it, as `apply --regenerate` runs it.
+UUID=0b6a7c1e-3f4d-4e5a-9b8c-7d6e5f4a3b2c
+
+# newtree: a root with the kernel $K (config $CFG), its initrd, fstab,
+# the package's /etc/default/u-boot, the host's u-boot-update and this
+# build as /usr/sbin/memcg-policy, mode = off
+newtree() {
+	local t
+	t=$(mkroot)
+	mkdir -p "$t/usr/sbin" "$t/usr/bin" "$t/usr/lib" "$t/usr/lib64" "$t/usr/share" "$t/dev" "$t/proc" "$t/sys" \
+		"$t/etc/u-boot-menu/conf.d" "$t/etc/default" "$t/etc/kernel" "$t/tmp"
+	ln -s usr/bin "$t/bin"
+	ln -s usr/lib "$t/lib"
+	ln -s usr/lib64 "$t/lib64"
+	ln -s usr/sbin "$t/sbin"
+	add_kernel "$t" "$K" "$CFG"
+	: >"$t/boot/initrd.img-$K"
+	printf 'UUID=%s / ext4 errors=remount-ro 0 1\n' "$UUID" >"$t/etc/fstab"
+	printf 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nID=debian\n' >"$t/etc/os-release"
+	cp /usr/sbin/u-boot-update "$t/usr/sbin/u-boot-update"
+	cp "$MEMCG_POLICY" "$t/usr/sbin/memcg-policy"
+	# the package's conffile as it ships (every line a comment)
+	printf '## /etc/default/u-boot - configuration file for u-boot-update(8)\n\n#U_BOOT_UPDATE="true"\n#U_BOOT_PARAMETERS="ro quiet"\n' \
+		>"$t/etc/default/u-boot"
+	write_policy "$t/etc/memcg-policy.conf" <<'EOF'
+[policy]
+mode = off
+EOF
+	echo "$t"
+}
+
+# in_ns TREE CMD...: CMD in a private mount namespace where TREE has the
+# host's /usr/bin, /usr/lib, /usr/lib64 and /usr/share (read only)
+in_ns() {
+	local t=$1
+	shift
+	# shellcheck disable=SC2016 # the script's variables are its own
+	unshare -m --propagation private bash -c '
+		t=$1; shift
+		for d in /usr/bin /usr/lib /usr/lib64 /usr/share; do
+			[ -d "$d" ] || continue
+			mount --bind -o ro "$d" "$t$d" || exit 90
+		done
+		exec "$@"
+	' - "$t" "$@"
+}
+
+# uboot_update TREE: the real u-boot-update, chrooted into TREE
+# (its output in $SCRATCH/u-boot-update.log); its exit code
+SCRATCH=$(mkroot)
+uboot_update() {
+	# shellcheck disable=SC2016 # the script's variables are its own
+	in_ns "$1" bash -c 'mount --rbind /dev "$1/dev" && exec chroot "$1" /usr/sbin/u-boot-update' - "$1" \
+		>"$SCRATCH/u-boot-update.log" 2>&1
+}
+
+# appends TREE: the append lines of its extlinux.conf, one per label
+appends() { sed -n 's/^[[:space:]]*append[[:space:]]*//p' "$1/boot/extlinux/extlinux.conf"; }
+
