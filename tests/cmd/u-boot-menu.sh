@@ -208,3 +208,16 @@ u-boot-menu = yes
 EOF
 expect_exit "the same with u-boot-menu = yes: status" 0 "$M" --root "$t" --json status
 expect_eq "u-boot-menu = yes: its fragment and data are managed without a menu yet" "$(u_boot_kinds)" "u-boot-dropin"
+
+# --- GRUB's root with u-boot-menu installed, never run: GRUB's change does
+# not run u-boot-update (the recorded decision is both's) ---
+tree
+cp /usr/sbin/grub-mkconfig /usr/sbin/update-grub /usr/sbin/grub-probe "$t/usr/sbin/"
+mkdir -p "$t/boot/grub" "$t/etc/default/grub.d" "$t/etc/grub.d"
+cp /etc/grub.d/00_header "$t/etc/grub.d/"
+printf 'GRUB_CMDLINE_LINUX=""\n' >"$t/etc/default/grub"
+printf '# an old menu\n' >"$t/boot/grub/grub.cfg"
+expect_exit "GRUB and an unused u-boot-update: apply --regenerate, exit 0" 0 in_ns "$t" "$M" --root "$t" apply --regenerate
+expect_has "GRUB and an unused u-boot-update: update-grub ran" "$OUT" "regenerated /boot/grub/grub.cfg"
+check "GRUB and an unused u-boot-update: u-boot-update did not run (no extlinux.conf made)" \
+	test ! -e "$t/boot/extlinux"

@@ -132,7 +132,7 @@ static int ns_open(const struct root *r, struct image_ns *ns)
 			ns_close(ns);
 			return diag_error(
 				EXIT_SYSTEM,
-				"--regenerate: %s: %s: no directory to mount %s on for the image's GRUB tools", d,
+				"--regenerate: %s: %s: no directory to mount %s on for the image's tools", d,
 				fd == -ENOTDIR ? "not a directory (or a symbolic link)" : strerror(-fd), in + 1);
 		}
 		char link[40];

@@ -331,7 +331,11 @@ char *uboot_dropin_edit(const struct slot *s, const struct decision *d, struct s
 
 static bool uboot_regen_needed(const struct slot_list *l, const bool *changed)
 {
-	for (size_t i = 0; i < l->n; i++) {
+	/* the recorded decision is GRUB's too: only where u-boot-menu is managed */
+	bool ours = false;
+	for (size_t i = 0; i < l->n; i++)
+		ours |= (l->v[i].kind == SLOT_UBOOT_DROPIN || l->v[i].kind == SLOT_EXTLINUX) && !l->v[i].unmanaged;
+	for (size_t i = 0; i < l->n && ours; i++) {
 		const struct slot *s = &l->v[i];
 		if (!changed[i] || s->unmanaged)
 			continue;
