@@ -51,12 +51,15 @@ in_ns() {
 	' - "$t" "$@"
 }
 
-# uboot_update TREE: the real u-boot-update, chrooted into TREE
+# uboot_update TREE: the real u-boot-update, chrooted into TREE with /dev
+# and /proc (as on the system; the sanitizer build of the program the
+# fragment runs needs /proc)
 # (its output in $SCRATCH/u-boot-update.log); its exit code
 SCRATCH=$(mkroot)
 uboot_update() {
 	# shellcheck disable=SC2016 # the script's variables are its own
-	in_ns "$1" bash -c 'mount --rbind /dev "$1/dev" && exec chroot "$1" /usr/sbin/u-boot-update' - "$1" \
+	in_ns "$1" bash -c 'mount --rbind /dev "$1/dev" && mount -t proc proc "$1/proc" &&
+		exec chroot "$1" /usr/sbin/u-boot-update' - "$1" \
 		>"$SCRATCH/u-boot-update.log" 2>&1
 }
 

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "slots/grub/grub.h"
 #include "io/rootfs.h"
@@ -17,6 +18,13 @@
 #define GRUB_DROPIN_NAME "99-memcg-policy.cfg"
 
 extern const char *const grub_menus[2]; /* /boot/grub/grub.cfg, /boot/grub2/grub.cfg */
+
+/* Was a modified after b (an input after the menu made from it)? */
+static inline bool grub_newer(const struct stat *a, const struct stat *b)
+{
+	return a->st_mtim.tv_sec > b->st_mtim.tv_sec ||
+	       (a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec > b->st_mtim.tv_nsec);
+}
 
 /* An executable regular file named name in the root's bin directories. */
 char *grub_find_tool(const struct root *r, const char *name);

@@ -178,12 +178,6 @@ static char *shell_value(const char *text, size_t len, const char *name)
 
 /* ---- finding the slots ---- */
 
-static bool newer(const struct stat *a, const struct stat *b)
-{
-	return a->st_mtim.tv_sec > b->st_mtim.tv_sec ||
-	       (a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec > b->st_mtim.tv_nsec);
-}
-
 /* Sets *field to text (line breaks as spaces) unless an earlier fact
  * already set it. */
 static void fact(char **field, const char *text)
@@ -225,7 +219,7 @@ static struct menu_facts *menu_facts_find(const struct root *r, const struct det
 		defval = shell_value(deftext, deflen, "GRUB_CMDLINE_LINUX_DEFAULT");
 	if (have_mst && dt->has_default) {
 		struct stat st;
-		if (root_stat(r, GRUB_DEFAULT_PATH, &st) == 0 && newer(&st, &mst))
+		if (root_stat(r, GRUB_DEFAULT_PATH, &st) == 0 && grub_newer(&st, &mst))
 			fact(&mf->stale, GRUB_DEFAULT_PATH " is newer than the menu");
 	}
 
@@ -242,7 +236,7 @@ static struct menu_facts *menu_facts_find(const struct root *r, const struct det
 			if (streq(names[i], GRUB_DROPIN_NAME)) {
 				ours = true;
 				struct stat st;
-				if (have_mst && root_stat(r, p, &st) == 0 && newer(&st, &mst))
+				if (have_mst && root_stat(r, p, &st) == 0 && grub_newer(&st, &mst))
 					fact(&mf->stale, GRUB_DROPIN_PATH " is newer than the menu");
 				continue;
 			}

@@ -131,9 +131,8 @@ static int ns_open(const struct root *r, struct image_ns *ns)
 		if (fd < 0) {
 			ns_close(ns);
 			return diag_error(
-				EXIT_SYSTEM,
-				"--regenerate: %s: %s: no directory to mount %s on for the image's tools", d,
-				fd == -ENOTDIR ? "not a directory (or a symbolic link)" : strerror(-fd), in + 1);
+				EXIT_SYSTEM, "--regenerate: %s: %s: no directory to mount %s on for the image's tools",
+				d, fd == -ENOTDIR ? "not a directory (or a symbolic link)" : strerror(-fd), in + 1);
 		}
 		char link[40];
 		fd_path(link, fd);

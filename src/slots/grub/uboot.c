@@ -163,12 +163,6 @@ static void fact(char **field, char *text)
 		*field = text;
 }
 
-static bool newer(const struct stat *a, const struct stat *b)
-{
-	return a->st_mtim.tv_sec > b->st_mtim.tv_sec ||
-	       (a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec > b->st_mtim.tv_nsec);
-}
-
 /* One input of u-boot-update: its text into vs (when read), and whether
  * it is newer than the menu. */
 static void source_input(const struct root *r, struct shvars *vs, const char *path, const struct stat *mst,
@@ -181,7 +175,7 @@ static void source_input(const struct root *r, struct shvars *vs, const char *pa
 	if (vs)
 		shvars_source(vs, path, text, len);
 	struct stat st;
-	if (mst && root_stat(r, path, &st) == 0 && newer(&st, mst))
+	if (mst && root_stat(r, path, &st) == 0 && grub_newer(&st, mst))
 		fact(&mf->stale, xasprintf("%s is newer than the menu", path));
 }
 
