@@ -221,3 +221,11 @@ expect_exit "GRUB and an unused u-boot-update: apply --regenerate, exit 0" 0 in_
 expect_has "GRUB and an unused u-boot-update: update-grub ran" "$OUT" "regenerated /boot/grub/grub.cfg"
 check "GRUB and an unused u-boot-update: u-boot-update did not run (no extlinux.conf made)" \
 	test ! -e "$t/boot/extlinux"
+
+# --- u-boot-update turned off by a fragment after ours ---
+tree
+uboot_update "$t"
+printf 'U_BOOT_UPDATE=false\n' >"$t/etc/u-boot-menu/conf.d/zz-off.conf"
+expect_exit "check with U_BOOT_UPDATE=false in a later fragment: drift (1)" 1 "$M" --root "$t" check
+expect_has "check says u-boot-update is turned off by the later fragment" "$OUT" \
+	"u-boot-update is turned off: /etc/u-boot-menu/conf.d/zz-off.conf:1 sets U_BOOT_UPDATE=false"

@@ -206,9 +206,14 @@ static struct menu_facts *menu_facts_find(const struct root *r, const char *tool
 				source_input(r, &vs, p, m, mf);
 				continue;
 			}
-			/* after ours: one that sets U_BOOT_PARAMETERS or U_BOOT_ROOT undoes it */
+			/* after ours: one that sets U_BOOT_PARAMETERS or U_BOOT_ROOT
+			 * undoes it, one that sets U_BOOT_UPDATE counts as any */
 			struct shvars later = { 0 };
 			source_input(r, &later, p, m, mf);
+			const char *upd = NULL, *ufile = NULL, *uwhy = NULL;
+			unsigned uline = 0;
+			if (shvars_get(&later, "U_BOOT_UPDATE", &upd, &ufile, &uline, &uwhy) && upd)
+				shvars_set(&vs, "U_BOOT_UPDATE", upd, p, uline);
 			static const char *const vars[] = { "U_BOOT_PARAMETERS", "U_BOOT_ROOT" };
 			for (size_t k = 0; k < ARRAY_SIZE(vars); k++) {
 				const char *v = NULL, *file = NULL, *why = NULL;
