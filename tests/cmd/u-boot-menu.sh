@@ -225,7 +225,9 @@ check "GRUB and an unused u-boot-update: u-boot-update did not run (no extlinux.
 # --- u-boot-update turned off by a fragment after ours ---
 tree
 uboot_update "$t"
+expect_exit "apply (the fragment in place, the menu not regenerated): exit 0" 0 "$M" --root "$t" apply
 printf 'U_BOOT_UPDATE=false\n' >"$t/etc/u-boot-menu/conf.d/zz-off.conf"
-expect_exit "check with U_BOOT_UPDATE=false in a later fragment: drift (1)" 1 "$M" --root "$t" check
+expect_exit "check with U_BOOT_UPDATE=false in a fragment after ours: drift, not 'not regenerated yet' (1)" 1 \
+	"$M" --root "$t" check
 expect_has "check says u-boot-update is turned off by the later fragment" "$OUT" \
 	"u-boot-update is turned off: /etc/u-boot-menu/conf.d/zz-off.conf:1 sets U_BOOT_UPDATE=false"
