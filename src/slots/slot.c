@@ -10,24 +10,25 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
-/* What each kind is called, and whether it is an input of the generated
- * GRUB menu. */
+/* What each kind is called, the generated menus it is an input of
+ * (MENU_*), and whether it is such a menu itself. */
 static const struct {
 	const char *name;
-	bool feeds_menu;
+	unsigned feeds;
+	bool is_menu;
 } kinds[] = {
-	[SLOT_BLS] = { "bls", false },
-	[SLOT_KERNEL_CMDLINE] = { "kernel-cmdline", false },
-	[SLOT_RPI] = { "rpi", false },
-	[SLOT_RPI_EXTRA] = { "rpi-extra", false },
-	[SLOT_GRUB_DROPIN] = { "grub-dropin", true },
-	[SLOT_GRUB_DEFAULT] = { "grub-default", true },
-	[SLOT_GRUB_CFG] = { "grub-cfg", false },
-	[SLOT_GRUBENV] = { "grubenv", true },
-	[SLOT_UKI] = { "uki", false },
-	[SLOT_GRUB_TOKENS] = { "grub-tokens", true },
-	[SLOT_UBOOT_DROPIN] = { "u-boot-dropin", true },
-	[SLOT_EXTLINUX] = { "extlinux", false },
+	[SLOT_BLS] = { "bls", 0, false },
+	[SLOT_KERNEL_CMDLINE] = { "kernel-cmdline", 0, false },
+	[SLOT_RPI] = { "rpi", 0, false },
+	[SLOT_RPI_EXTRA] = { "rpi-extra", 0, false },
+	[SLOT_GRUB_DROPIN] = { "grub-dropin", MENU_GRUB, false },
+	[SLOT_GRUB_DEFAULT] = { "grub-default", MENU_GRUB, false },
+	[SLOT_GRUB_CFG] = { "grub-cfg", MENU_GRUB, true },
+	[SLOT_GRUBENV] = { "grubenv", MENU_GRUB, false },
+	[SLOT_UKI] = { "uki", 0, false },
+	[SLOT_GRUB_TOKENS] = { "grub-tokens", MENU_GRUB | MENU_UBOOT, false },
+	[SLOT_UBOOT_DROPIN] = { "u-boot-dropin", MENU_UBOOT, false },
+	[SLOT_EXTLINUX] = { "extlinux", MENU_UBOOT, true },
 };
 
 static const struct {
@@ -70,7 +71,28 @@ const char *slot_kind_name(enum slot_kind k)
 	return "unknown";
 }
 
-bool slot_kind_feeds_menu(enum slot_kind k) { return (size_t)k < ARRAY_SIZE(kinds) && kinds[k].feeds_menu; }
+unsigned slot_kind_menus(enum slot_kind k) { return (size_t)k < ARRAY_SIZE(kinds) ? kinds[k].feeds : 0; }
+
+bool slot_kind_feeds_menu(enum slot_kind k) { return slot_kind_menus(k) && !slot_kind_is_menu(k); }
+
+bool slot_kind_is_menu(enum slot_kind k) { return (size_t)k < ARRAY_SIZE(kinds) && kinds[k].is_menu; }
+
+bool slots_menu_regen_needed(const struct slot_list *l, const bool *changed, unsigned menu)
+{
+	/* the family is there: a managed slot of its own (the recorded
+	 * decision, GRUB's and u-boot-menu's, is no sign of either) */
+	bool there = false;
+	for (size_t i = 0; i < l->n && !there; i++)
+		there = !l->v[i].unmanaged && slot_kind_menus(l->v[i].kind) == menu;
+	for (size_t i = 0; i < l->n && there; i++) {
+		const struct slot *s = &l->v[i];
+		if (!changed[i] || s->unmanaged || !(slot_kind_menus(s->kind) & menu))
+			continue;
+		if (!slot_kind_is_menu(s->kind) || slot_regeneration_helps(s))
+			return true;
+	}
+	return false;
+}
 
 const char *slot_state_name(enum slot_state s)
 {

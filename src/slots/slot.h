@@ -98,6 +98,10 @@ struct slot {
 	const char *source;
 };
 
+/* Would regenerating fix a generated menu's drift? Not when its facts say
+ * something overrides the tool's input or it is not in place. */
+static inline bool slot_regeneration_helps(const struct slot *s) { return !s->menu || s->menu->regeneration_helps; }
+
 /* What the plan does with a slot (plan/plan.h): its new content and why. */
 struct slot_change {
 	enum slot_state state;	  /* in-sync, drift, missing (the file does not exist), unmanaged */
@@ -142,10 +146,18 @@ static inline const char *slot_note(const struct slot *s, const struct slot_chan
  * paths only: no "." or ".." component, no "//". kind may be NULL. */
 bool slot_kind_of_path(const char *path, enum slot_kind *kind);
 const char *slot_kind_name(enum slot_kind k);
-/* Is the kind an input of a generated menu, GRUB's or u-boot-menu's (a
- * change to it is followed by one regeneration)? */
+/* The generated menus: GRUB's grub.cfg, u-boot-update's extlinux.conf. */
+enum { MENU_GRUB = 1, MENU_UBOOT = 2 };
+/* The menus (MENU_*) a kind is an input of, or, for a menu, its own. */
+unsigned slot_kind_menus(enum slot_kind k);
+/* Is the kind an input of a generated menu (a change to it is followed by
+ * one regeneration)? */
 bool slot_kind_feeds_menu(enum slot_kind k); /* "bls", "kernel-cmdline", "rpi", ... */
-/* Is the kind a generated menu, read and verified, never edited: GRUB's
- * grub.cfg or u-boot-update's extlinux.conf? */
-static inline bool slot_kind_is_menu(enum slot_kind k) { return k == SLOT_GRUB_CFG || k == SLOT_EXTLINUX; }
+/* Is the kind a generated menu, read and verified, never edited? */
+bool slot_kind_is_menu(enum slot_kind k);
+/* Would these changes (changed[i] for l->v[i]) regenerate the menu (one
+ * MENU_*): a managed slot of that menu's own is there, and one of its
+ * inputs changed, or it drifts and its facts say regenerating would fix
+ * it. */
+bool slots_menu_regen_needed(const struct slot_list *l, const bool *changed, unsigned menu);
 const char *slot_state_name(enum slot_state s); /* "in-sync", "drift", "missing", "unmanaged" */

@@ -26,6 +26,20 @@ static inline bool grub_newer(const struct stat *a, const struct stat *b)
 	       (a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec > b->st_mtim.tv_nsec);
 }
 
+/* Sets *field (a fact of struct menu_facts) to the formatted text, line
+ * breaks as spaces, unless an earlier fact already set it
+ * (slots/grub/menu.c). */
+void menu_fact(char **field, const char *fmt, ...) _printf_(2, 3);
+
+/* After a commit, a menu's tool (argv, argv[0] its path in the root) as
+ * the mode and the policy (regenerate = no: policy_no) allow: on the live
+ * system, or chrooted into the image in its private mount namespace; else
+ * a line saying it did not run, naming the menu ("GRUB menu") and how to
+ * run it. what names the menu in the progress line. 0, or spawn_failed's
+ * error; ran_tools counts the runs. */
+int menu_tool_run(const struct root *r, enum grub_regen_mode mode, bool policy_no, const char *const *argv,
+		  const char *menu, const char *what, const char *how, unsigned *ran_tools);
+
 /* An executable regular file named name in the root's bin directories. */
 char *grub_find_tool(const struct root *r, const char *name);
 const char *grub_basename(const char *p);
@@ -64,9 +78,6 @@ void grub_menu_lines(const char *text, size_t len, menu_line_fn fn, void *data);
  * label's append line, its kernel from its linux (or kernel) line,
  * recovery where its menu label says rescue or recovery. */
 void extlinux_menu_lines(const char *text, size_t len, menu_line_fn fn, void *data);
-
-/* Would regenerating fix this menu's drift? */
-bool grub_regeneration_helps(const struct slot *s);
 
 /* ---- slots/grub/vars.c ---- */
 

@@ -178,19 +178,6 @@ static char *shell_value(const char *text, size_t len, const char *name)
 
 /* ---- finding the slots ---- */
 
-/* Sets *field to text (line breaks as spaces) unless an earlier fact
- * already set it. */
-static void fact(char **field, const char *text)
-{
-	if (*field)
-		return;
-	char *t = xstrdup(text);
-	for (char *p = t; *p; p++)
-		if (*p == '\n')
-			*p = ' ';
-	*field = t;
-}
-
 struct detect {
 	char *mkconfig;
 	bool dropin_support;
@@ -220,7 +207,7 @@ static struct menu_facts *menu_facts_find(const struct root *r, const struct det
 	if (have_mst && dt->has_default) {
 		struct stat st;
 		if (root_stat(r, GRUB_DEFAULT_PATH, &st) == 0 && grub_newer(&st, &mst))
-			fact(&mf->stale, GRUB_DEFAULT_PATH " is newer than the menu");
+			menu_fact(&mf->stale, GRUB_DEFAULT_PATH " is newer than the menu");
 	}
 
 	if (dt->use_dropin) {
@@ -237,7 +224,7 @@ static struct menu_facts *menu_facts_find(const struct root *r, const struct det
 				ours = true;
 				struct stat st;
 				if (have_mst && root_stat(r, p, &st) == 0 && grub_newer(&st, &mst))
-					fact(&mf->stale, GRUB_DROPIN_PATH " is newer than the menu");
+					menu_fact(&mf->stale, GRUB_DROPIN_PATH " is newer than the menu");
 				continue;
 			}
 			char *v = shell_value(text, len, "GRUB_CMDLINE_LINUX_DEFAULT");
@@ -247,16 +234,15 @@ static struct menu_facts *menu_facts_find(const struct root *r, const struct det
 			}
 			unsigned line = 0;
 			const char *var = assigns_cmdline(text, len, 0, &line);
-			if (var && strcmp(names[i], GRUB_DROPIN_NAME) > 0) {
-				_cleanup_free_ char *msg = xasprintf(
-					"a later drop-in overrides ours: %s:%u sets %s after " GRUB_DROPIN_NAME, p,
-					line, var);
-				fact(&mf->overrides, msg);
-			}
+			if (var && strcmp(names[i], GRUB_DROPIN_NAME) > 0)
+				menu_fact(&mf->overrides,
+					  "a later drop-in overrides ours: %s:%u sets %s after " GRUB_DROPIN_NAME, p,
+					  line, var);
 		}
 		names_free(names, n > 0 ? n : 0);
 		if (!ours)
-			fact(&mf->missing, "the drop-in " GRUB_DROPIN_PATH " is not installed: run memcg-policy apply");
+			menu_fact(&mf->missing,
+				  "the drop-in " GRUB_DROPIN_PATH " is not installed: run memcg-policy apply");
 	} else if (deftext) {
 		/* lines after our marked line */
 		const char *m = NULL;
@@ -269,26 +255,24 @@ static struct menu_facts *menu_facts_find(const struct root *r, const struct det
 			i = end + 1;
 		}
 		if (!m) {
-			fact(&mf->missing, "the marked line of memcg-policy is missing from " GRUB_DEFAULT_PATH
-					   ": run memcg-policy apply");
+			menu_fact(&mf->missing, "the marked line of memcg-policy is missing from " GRUB_DEFAULT_PATH
+						": run memcg-policy apply");
 		} else {
 			unsigned line = 0;
 			const char *var = assigns_cmdline(deftext, deflen, (size_t)(m - deftext), &line);
-			if (var) {
-				_cleanup_free_ char *msg =
-					xasprintf("a line after ours overrides it: " GRUB_DEFAULT_PATH
-						  ":%u sets %s after the marked line",
-						  line, var);
-				fact(&mf->overrides, msg);
-			}
+			if (var)
+				menu_fact(&mf->overrides,
+					  "a line after ours overrides it: " GRUB_DEFAULT_PATH
+					  ":%u sets %s after the marked line",
+					  line, var);
 		}
 		const char *data = grub_data_path(r); /* in an image: one it holds, or NULL */
 		if (!data || (r->live && !root_is_reg(r, data)))
-			fact(&mf->missing, "the drop-in " GRUB_DROPIN_DATA_PATH " that " GRUB_DEFAULT_PATH
-					   " sources is not installed");
+			menu_fact(&mf->missing, "the drop-in " GRUB_DROPIN_DATA_PATH " that " GRUB_DEFAULT_PATH
+						" sources is not installed");
 	}
 	if (defval)
-		fact(&mf->default_value, defval);
+		menu_fact(&mf->default_value, "%s", defval);
 	mf->regeneration_helps = !mf->overrides && !mf->missing;
 	return mf;
 }

@@ -141,6 +141,30 @@ void grub_menu_lines(const char *text, size_t len, menu_line_fn fn, void *data)
 	}
 }
 
+void menu_fact(char **field, const char *fmt, ...)
+{
+	if (*field)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	char *t;
+	if (vasprintf(&t, fmt, ap) < 0)
+		t = xstrdup("?");
+	va_end(ap);
+	for (char *p = t; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	*field = t;
+}
+
+/* Calls fn for every kernel command line of the menu s, GRUB's or
+ * u-boot-update's. */
+static void menu_lines(const struct slot *s, menu_line_fn fn, void *data)
+{
+	if (s->content)
+		(s->kind == SLOT_EXTLINUX ? extlinux_menu_lines : grub_menu_lines)(s->content, s->len, fn, data);
+}
+
 struct verify {
 	decision_lookup_fn lookup;
 	void *data;
@@ -232,7 +256,7 @@ enum slot_state grub_cfg_state(const struct slot *s, decision_lookup_fn lookup, 
 	if (!s->content)
 		return SLOT_IN_SYNC;
 	struct verify v = { .lookup = lookup, .data = data };
-	(s->kind == SLOT_EXTLINUX ? extlinux_menu_lines : grub_menu_lines)(s->content, s->len, verify_line, &v);
+	menu_lines(s, verify_line, &v);
 	if (!v.bad) {
 		strv_free(&v.unwanted_all);
 		return SLOT_IN_SYNC;
@@ -292,10 +316,6 @@ enum slot_state grub_cfg_state(const struct slot *s, decision_lookup_fn lookup, 
 	return SLOT_DRIFT;
 }
 
-/* Would regenerating fix this menu's drift? Not when something overrides
- * the drop-in or it is not in place (the facts found with it). */
-bool grub_regeneration_helps(const struct slot *s) { return !s->menu || s->menu->regeneration_helps; }
-
 static bool first_line(void *data, const struct menu_line *m)
 {
 	char **out = data;
@@ -308,8 +328,6 @@ char *grubenv_cmdline(const struct slot *s) { return s->content ? xstrdup(s->con
 char *grub_menu_cmdline(const struct slot *s)
 {
 	char *out = NULL;
-	if (s->content)
-		(s->kind == SLOT_EXTLINUX ? extlinux_menu_lines : grub_menu_lines)(s->content, s->len, first_line,
-										   &out);
+	menu_lines(s, first_line, &out);
 	return out;
 }

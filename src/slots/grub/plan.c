@@ -107,7 +107,7 @@ void grub_settle_menus(const struct root *r, const struct slot_list *l, struct s
 			return; /* the configuration itself is not right yet */
 	for (size_t i = 0; i < l->n; i++) {
 		const struct slot *s = &l->v[i];
-		if (!slot_kind_is_menu(s->kind) || ch[i].state != SLOT_DRIFT || !grub_regeneration_helps(s))
+		if (!slot_kind_is_menu(s->kind) || ch[i].state != SLOT_DRIFT || !slot_regeneration_helps(s))
 			continue;
 		ch[i].state = SLOT_NOT_REGENERATED;
 		char *note = xasprintf("menu not regenerated yet (the configuration is right; the menu gets it when "

@@ -107,26 +107,6 @@ char *grub_kernelopts_block(const struct root *r, const char *path, const char *
 	return out;
 }
 
-/* Would these changes regenerate the GRUB menu (a GRUB input changed, or
- * a menu drifts that regenerating fixes)? Never where the root has no GRUB
- * slot but the recorded decision (u-boot-menu's alone). */
-static bool regen_needed(const struct slot_list *l, const bool *changed)
-{
-	bool grub = false;
-	for (size_t i = 0; i < l->n; i++)
-		grub |= l->v[i].kind == SLOT_GRUB_DROPIN || l->v[i].kind == SLOT_GRUB_DEFAULT ||
-			l->v[i].kind == SLOT_GRUBENV || l->v[i].kind == SLOT_GRUB_CFG;
-	for (size_t i = 0; i < l->n && grub; i++) {
-		const struct slot *s = &l->v[i];
-		if (!changed[i] || s->unmanaged)
-			continue;
-		if (s->kind == SLOT_GRUB_CFG ? grub_regeneration_helps(s)
-					     : slot_kind_feeds_menu(s->kind) && s->kind != SLOT_UBOOT_DROPIN)
-			return true;
-	}
-	return false;
-}
-
 static int grub_only_preflight(const struct root *r, const struct slot_list *l, const bool *changed);
 
 int grub_regen_preflight(const struct root *r, const struct slot_list *l, const bool *changed)
@@ -137,7 +117,7 @@ int grub_regen_preflight(const struct root *r, const struct slot_list *l, const 
 
 static int grub_only_preflight(const struct root *r, const struct slot_list *l, const bool *changed)
 {
-	if (!regen_needed(l, changed))
+	if (!slots_menu_regen_needed(l, changed, MENU_GRUB))
 		return 0;
 	struct grub_regen g;
 	grub_find_regen(r, &g);
@@ -170,7 +150,7 @@ static int grub_only_after_commit(const struct root *r, const struct policy *p, 
 				  const bool *changed, enum grub_regen_mode mode, unsigned *ran_tools)
 {
 	int e = 0;
-	if (!regen_needed(l, changed))
+	if (!slots_menu_regen_needed(l, changed, MENU_GRUB))
 		return 0;
 
 	struct grub_regen g;
@@ -188,31 +168,42 @@ static int grub_only_after_commit(const struct root *r, const struct policy *p, 
 			  o->file ? o->file : "", o->file ? ":" : "", o->line,
 			  r->chroot ? "in a chroot" : "with --root");
 	}
-	if (grub_regen_skipped(mode, want == TRI_NO, r->live)) {
-		_cleanup_free_ char *how = grub_regen_text(&g);
-		if (r->live || mode == GRUB_REGEN_NEVER)
-			log_verbose("GRUB menu not regenerated (%s): run %s",
-				    mode == GRUB_REGEN_NEVER ? "--no-regenerate" : "regenerate = no", how);
-		else if (r->chroot)
-			diag_warn("GRUB menu not regenerated (in a chroot): run %s, or apply --regenerate", how);
-		else
-			diag_warn("GRUB menu not regenerated in %s (--root): run %s inside it, or apply --regenerate",
-				  r->path, how);
-		grub_regen_free(&g);
-		return 0;
-	}
+	_cleanup_free_ char *how = grub_regen_text(&g);
 	const char *argv_ug[] = { g.tool, NULL };
 	const char *argv_mk[] = { g.tool, "-o", g.menu, NULL };
-	const char *const *argv = g.update_grub ? argv_ug : argv_mk;
-	_cleanup_free_ char *out = NULL;
-	log_verbose("running %s%s%s%s", g.tool, g.menu ? " -o " : "", g.menu ? g.menu : "",
-		    r->live ? "" : " in a private mount namespace, chrooted into the image");
+	e = menu_tool_run(r, mode, want == TRI_NO, g.update_grub ? argv_ug : argv_mk, "GRUB menu", "the GRUB menu", how,
+			  ran_tools);
+	grub_regen_free(&g);
+	return e;
+}
+
+int menu_tool_run(const struct root *r, enum grub_regen_mode mode, bool policy_no, const char *const *argv,
+		  const char *menu, const char *what, const char *how, unsigned *ran_tools)
+{
+	if (grub_regen_skipped(mode, policy_no, r->live)) {
+		if (r->live || mode == GRUB_REGEN_NEVER)
+			log_verbose("%s not regenerated (%s): run %s", menu,
+				    mode == GRUB_REGEN_NEVER ? "--no-regenerate" : "regenerate = no", how);
+		else if (r->chroot)
+			diag_warn("%s not regenerated (in a chroot): run %s, or apply --regenerate", menu, how);
+		else
+			diag_warn("%s not regenerated in %s (--root): run %s inside it, or apply --regenerate", menu,
+				  r->path, how);
+		return 0;
+	}
+	struct strbuf cmd = { 0 };
+	for (size_t i = 0; argv[i]; i++)
+		sb_appendf(&cmd, "%s%s", i ? " " : "", argv[i]);
+	log_verbose("running %s%s", cmd.s, r->live ? "" : " in a private mount namespace, chrooted into the image");
+	sb_free(&cmd);
+	const char *name = grub_basename(argv[0]);
 	if (log_verbosity < 1)
-		log_progress("running %s to regenerate the GRUB menu%s (-v shows its output)...", grub_basename(g.tool),
+		log_progress("running %s to regenerate %s%s (-v shows its output)...", name, what,
 			     r->live ? "" : " of the image");
+	_cleanup_free_ char *out = NULL;
 	int rc;
 	/* with -v its output as it comes, not when it is done */
-	spawn_stream_next(grub_basename(g.tool));
+	spawn_stream_next(name);
 	if (r->live) {
 		rc = spawn_run(argv, NULL, NULL, NULL, &out);
 	} else {
@@ -221,8 +212,5 @@ static int grub_only_after_commit(const struct root *r, const struct policy *p, 
 	}
 	spawn_stream_next(NULL); /* where the run never started one */
 	(*ran_tools)++;
-	if (rc != 0)
-		e = spawn_failed(grub_basename(g.tool), rc, out);
-	grub_regen_free(&g);
-	return e;
+	return rc != 0 ? spawn_failed(name, rc, out) : 0;
 }

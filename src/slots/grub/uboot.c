@@ -23,11 +23,9 @@
 #include "lib/diag.h"
 #include "slots/grub/grub.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
-#include "io/spawn.h"
 #include "lib/shvars.h"
 #include "slots/grub/grub-int.h"
 #include "slots/slot-int.h"
@@ -154,15 +152,6 @@ void extlinux_menu_lines(const char *text, size_t len, menu_line_fn fn, void *da
 
 /* ---- finding the slots ---- */
 
-/* Sets *field to text unless an earlier fact already set it. */
-static void fact(char **field, char *text)
-{
-	if (*field)
-		free(text);
-	else
-		*field = text;
-}
-
 /* One input of u-boot-update: its text into vs (when read), and whether
  * it is newer than the menu. */
 static void source_input(const struct root *r, struct shvars *vs, const char *path, const struct stat *mst,
@@ -176,7 +165,7 @@ static void source_input(const struct root *r, struct shvars *vs, const char *pa
 		shvars_source(vs, path, text, len);
 	struct stat st;
 	if (mst && root_stat(r, path, &st) == 0 && grub_newer(&st, mst))
-		fact(&mf->stale, xasprintf("%s is newer than the menu", path));
+		menu_fact(&mf->stale, "%s is newer than the menu", path);
 }
 
 /* What extlinux.conf is made from (struct menu_facts), as u-boot-update
@@ -220,9 +209,10 @@ static struct menu_facts *menu_facts_find(const struct root *r, const char *tool
 				unsigned line = 0;
 				bool known = shvars_get(&later, vars[k], &v, &file, &line, &why);
 				if ((known && v) || (!known && line && !later.poisoned))
-					fact(&mf->overrides, xasprintf("a later fragment overrides ours: %s:%u sets %s "
-								       "after " UBOOT_DROPIN_NAME,
-								       p, line, vars[k]));
+					menu_fact(&mf->overrides,
+						  "a later fragment overrides ours: %s:%u sets %s "
+						  "after " UBOOT_DROPIN_NAME,
+						  p, line, vars[k]);
 			}
 			shvars_free(&later);
 		}
@@ -232,14 +222,12 @@ static struct menu_facts *menu_facts_find(const struct root *r, const char *tool
 	const char *upd = NULL, *file = NULL, *why = NULL;
 	unsigned line = 0;
 	if (shvars_get(&vs, "U_BOOT_UPDATE", &upd, &file, &line, &why) && upd && !streq(upd, "true"))
-		fact(&mf->overrides,
-		     xasprintf("u-boot-update is turned off: %s:%u sets U_BOOT_UPDATE=%s", file, line, upd));
+		menu_fact(&mf->overrides, "u-boot-update is turned off: %s:%u sets U_BOOT_UPDATE=%s", file, line, upd);
 	shvars_free(&vs);
 	if (!tool)
-		fact(&mf->missing, xstrdup("no u-boot-update in the root (u-boot-menu is not installed)"));
+		menu_fact(&mf->missing, "no u-boot-update in the root (u-boot-menu is not installed)");
 	else if (!ours && managed)
-		fact(&mf->missing,
-		     xstrdup("the fragment " UBOOT_DROPIN_PATH " is not installed: run memcg-policy apply"));
+		menu_fact(&mf->missing, "the fragment " UBOOT_DROPIN_PATH " is not installed: run memcg-policy apply");
 	mf->regeneration_helps = !mf->overrides && !mf->missing;
 	return mf;
 }
@@ -328,26 +316,9 @@ char *uboot_dropin_edit(const struct slot *s, const struct decision *d, struct s
 
 /* ---- regenerating ---- */
 
-static bool uboot_regen_needed(const struct slot_list *l, const bool *changed)
-{
-	/* the recorded decision is GRUB's too: only where u-boot-menu is managed */
-	bool ours = false;
-	for (size_t i = 0; i < l->n; i++)
-		ours |= (l->v[i].kind == SLOT_UBOOT_DROPIN || l->v[i].kind == SLOT_EXTLINUX) && !l->v[i].unmanaged;
-	for (size_t i = 0; i < l->n && ours; i++) {
-		const struct slot *s = &l->v[i];
-		if (!changed[i] || s->unmanaged)
-			continue;
-		if (s->kind == SLOT_EXTLINUX ? grub_regeneration_helps(s)
-					     : s->kind == SLOT_UBOOT_DROPIN || s->kind == SLOT_GRUB_TOKENS)
-			return true;
-	}
-	return false;
-}
-
 int uboot_regen_preflight(const struct root *r, const struct slot_list *l, const bool *changed)
 {
-	if (!uboot_regen_needed(l, changed))
+	if (!slots_menu_regen_needed(l, changed, MENU_UBOOT))
 		return 0;
 	_cleanup_free_ char *tool = grub_find_tool(r, "u-boot-update");
 	if (!tool)
@@ -359,42 +330,14 @@ int uboot_regen_preflight(const struct root *r, const struct slot_list *l, const
 int uboot_after_commit(const struct root *r, const struct policy *p, const struct slot_list *l, const bool *changed,
 		       enum grub_regen_mode mode, unsigned *ran_tools)
 {
-	if (!uboot_regen_needed(l, changed))
+	if (!slots_menu_regen_needed(l, changed, MENU_UBOOT))
 		return 0;
 	_cleanup_free_ char *tool = grub_find_tool(r, "u-boot-update");
 	if (!tool) {
 		log_verbose("no u-boot-update to regenerate " EXTLINUX_PATH ": nothing regenerated");
 		return 0;
 	}
-	enum tristate want = p ? p->regenerate : TRI_AUTO;
-	if (grub_regen_skipped(mode, want == TRI_NO, r->live)) {
-		if (r->live || mode == GRUB_REGEN_NEVER)
-			log_verbose(EXTLINUX_PATH " not regenerated (%s): run u-boot-update",
-				    mode == GRUB_REGEN_NEVER ? "--no-regenerate" : "regenerate = no");
-		else if (r->chroot)
-			diag_warn(EXTLINUX_PATH " not regenerated (in a chroot): run u-boot-update, or apply "
-						"--regenerate");
-		else
-			diag_warn(EXTLINUX_PATH " not regenerated in %s (--root): run u-boot-update inside it, or "
-						"apply --regenerate",
-				  r->path);
-		return 0;
-	}
 	const char *argv[] = { tool, NULL };
-	_cleanup_free_ char *out = NULL;
-	log_verbose("running %s%s", tool, r->live ? "" : " in a private mount namespace, chrooted into the image");
-	if (log_verbosity < 1)
-		log_progress("running u-boot-update to regenerate %s%s (-v shows its output)...", EXTLINUX_PATH,
-			     r->live ? "" : " of the image");
-	spawn_stream_next("u-boot-update");
-	int rc;
-	if (r->live) {
-		rc = spawn_run(argv, NULL, NULL, NULL, &out);
-	} else {
-		static const char *const image_env[] = { "MEMCG_POLICY_IMAGE=1", NULL };
-		rc = grub_image_run(r, argv, image_env, &out);
-	}
-	spawn_stream_next(NULL);
-	(*ran_tools)++;
-	return rc != 0 ? spawn_failed("u-boot-update", rc, out) : 0;
+	return menu_tool_run(r, mode, p && p->regenerate == TRI_NO, argv, EXTLINUX_PATH, EXTLINUX_PATH, "u-boot-update",
+			     ran_tools);
 }
