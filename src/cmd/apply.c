@@ -246,6 +246,31 @@ static int no_boot_config(struct context *ctx, const struct apply_options *o, co
 	return EXIT_DRIFT;
 }
 
+/* A generated menu that does not carry the decision, where regenerating it
+ * would not help (something overrides the tool's input, or the input is
+ * not one the tool may edit): the run did not do what was asked, whether
+ * it wrote something or not. Exit 1 naming it; a warning in --hook mode
+ * unless strict = yes, as for no boot configuration at all. */
+static int menus_left(struct context *ctx, const struct apply_options *o, const struct evaluation *ev)
+{
+	int rc = EXIT_OK;
+	const bool warn_only = o->hook && !(ctx->policy_loaded && ctx->policy.strict);
+	for (size_t i = 0; i < ev->slots.n; i++) {
+		const struct slot *s = &ev->slots.v[i];
+		if (!slot_kind_is_menu(s->kind) || s->unmanaged || ev->ch[i].state != SLOT_DRIFT ||
+		    slot_regeneration_helps(s))
+			continue;
+		const char *why = slot_note(s, &ev->ch[i]);
+		if (warn_only) {
+			diag_warn("%s does not carry the decision: %s", s->path, why ? why : "");
+			continue;
+		}
+		diag_error(EXIT_DRIFT, "%s does not carry the decision: %s", s->path, why ? why : "");
+		rc = EXIT_DRIFT;
+	}
+	return rc;
+}
+
 /* After a regeneration: every menu read back carries the decision in
  * its linux lines, else the regeneration did not do its job (the drop-in
  * not sourced, its program failing): exit 4, naming the menu and why. */
@@ -513,6 +538,8 @@ int apply_run(struct context *ctx, const struct apply_options *o)
 	int rc = r < 0 ? -r : EXIT_OK;
 	if (rc == EXIT_OK && ev.no_boot_config)
 		rc = no_boot_config(ctx, o, &ev);
+	if (rc == EXIT_OK && !o->dry_run)
+		rc = menus_left(ctx, o, &ev);
 	if (rc == EXIT_OK && !o->dry_run)
 		rc = ukis_left(ctx, o, &ev);
 	if (!applied)

@@ -159,6 +159,10 @@ expect_has "apply names the menu" "$ERR" \
 expect_exit "check with a later fragment: drift (1)" 1 "$M" --root "$t" check
 expect_has "check names the fragment and its line" "$OUT" \
 	"a later fragment overrides ours: /etc/u-boot-menu/conf.d/zz-local.conf:1 sets U_BOOT_PARAMETERS"
+expect_exit "apply again with the later fragment: nothing to write, still no success (1)" 1 \
+	in_ns "$t" "$M" --root "$t" apply --regenerate
+expect_has "apply again names the menu and the fragment" "$ERR" \
+	"/boot/extlinux/extlinux.conf does not carry the decision: line 20 ($K) lacks cgroup_disable=memory"
 
 # --- u-boot-update turned off in /etc/default/u-boot ---
 tree
