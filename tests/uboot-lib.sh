@@ -36,19 +36,21 @@ EOF
 }
 
 # in_ns TREE CMD...: CMD in a private mount namespace where TREE has the
-# host's /usr/bin, /usr/lib, /usr/lib64 and /usr/share (read only)
+# host's /usr/bin, /usr/lib, /usr/lib64 and /usr/share (read only; NS_DIRS
+# names others)
+NS_DIRS=${NS_DIRS:-/usr/bin /usr/lib /usr/lib64 /usr/share}
 in_ns() {
 	local t=$1
 	shift
 	# shellcheck disable=SC2016 # the script's variables are its own
 	unshare -m --propagation private bash -c '
-		t=$1; shift
-		for d in /usr/bin /usr/lib /usr/lib64 /usr/share; do
+		t=$1; dirs=$2; shift 2
+		for d in $dirs; do
 			[ -d "$d" ] || continue
-			mount --bind -o ro "$d" "$t$d" || exit 90
+			mkdir -p "$t$d" && mount --bind -o ro "$d" "$t$d" || exit 90
 		done
 		exec "$@"
-	' - "$t" "$@"
+	' - "$t" "$NS_DIRS" "$@"
 }
 
 # uboot_update TREE: the real u-boot-update, chrooted into TREE with /dev

@@ -154,6 +154,8 @@ static int regenerate_menu(struct context *ctx, enum grub_regen_mode mode)
 	r = grub_slots_find(&ctx->root, &ctx->policy, &l);
 	if (r >= 0)
 		r = uboot_slots_find(&ctx->root, &ctx->policy, &l);
+	if (r >= 0)
+		r = flashk_slots_find(&ctx->root, &ctx->policy, &l);
 	if (r >= 0) {
 		bool *changed = xcalloc(l.n ? l.n : 1, sizeof(bool));
 		for (size_t i = 0; i < l.n; i++)

@@ -116,6 +116,7 @@ void policy_init(struct policy *p)
 		.kernel_cmdline = TRI_AUTO,
 		.rpi = TRI_AUTO,
 		.u_boot_menu = TRI_AUTO,
+		.flash_kernel = TRI_AUTO,
 		.regenerate = TRI_AUTO,
 		.secure_boot = TRI_AUTO,
 	};
@@ -218,6 +219,7 @@ static const struct key_def keys[] = {
 	PKEY(SEC_BOOTLOADERS, "kernel-cmdline", V_TRISTATE, kernel_cmdline, NO_OFFSET),
 	PKEY(SEC_BOOTLOADERS, "rpi", V_TRISTATE, rpi, NO_OFFSET),
 	PKEY(SEC_BOOTLOADERS, "u-boot-menu", V_TRISTATE, u_boot_menu, NO_OFFSET),
+	PKEY(SEC_BOOTLOADERS, "flash-kernel", V_TRISTATE, flash_kernel, NO_OFFSET),
 	PKEY(SEC_BOOTLOADERS, "regenerate", V_TRISTATE, regenerate, NO_OFFSET),
 	PKEY(SEC_BOOTLOADERS, "secure-boot", V_TRISTATE, secure_boot, NO_OFFSET),
 };

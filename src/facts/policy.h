@@ -62,6 +62,9 @@ struct policy {
 	/* [bootloaders] u-boot-menu: Debian's extlinux.conf for U-Boot */
 	enum tristate u_boot_menu;
 	struct origin u_boot_menu_origin;
+	/* [bootloaders] flash-kernel: Debian's flash-kernel and its boot script */
+	enum tristate flash_kernel;
+	struct origin flash_kernel_origin;
 	/* [bootloaders] secure-boot: is Secure Boot on where the root boots
 	 * (auto: the firmware's variable on a live system, off in an image) */
 	enum tristate secure_boot;

@@ -41,7 +41,8 @@ char *no_boot_config_text(const struct context *ctx, const struct evaluation *ev
 				 "see status for why): nothing carries memcg %s for %s to the next boot",
 				 d, ev->slots.n, kd ? memcg_state_name(kd->d.state) : "?", kd ? kd->k->version : "?");
 	return xasprintf("no boot configuration found in %s (no boot entry, /etc/kernel/cmdline, cmdline.txt, "
-			 "GRUB file or u-boot-menu extlinux.conf): nothing carries memcg %s for %s to the next boot; "
+			 "GRUB file, u-boot-menu extlinux.conf or flash-kernel boot script): nothing carries memcg "
+			 "%s for %s to the next boot; "
 			 "mount the boot partition or "
 			 "install the boot loader, then run apply again",
 			 d, kd ? memcg_state_name(kd->d.state) : "?", kd ? kd->k->version : "?");

@@ -29,17 +29,25 @@ static const struct {
 	[SLOT_GRUB_TOKENS] = { "grub-tokens", MENU_GRUB | MENU_UBOOT, false },
 	[SLOT_UBOOT_DROPIN] = { "u-boot-dropin", MENU_UBOOT, false },
 	[SLOT_EXTLINUX] = { "extlinux", MENU_UBOOT, true },
+	[SLOT_FLASHK_DEFAULT] = { "flash-kernel", MENU_FLASHK, false },
+	[SLOT_BOOT_SCRIPT] = { "boot-script", MENU_FLASHK, true },
 };
 
 static const struct {
 	const char *path;
 	enum slot_kind kind;
 } kind_paths[] = {
-	{ KCMDLINE_PATH, SLOT_KERNEL_CMDLINE }, { RPI_CMDLINE_PATH, SLOT_RPI },
-	{ RPI_CMDLINE_OLD_PATH, SLOT_RPI },	{ RPI_EXTRA_PATH, SLOT_RPI_EXTRA },
-	{ GRUB_DROPIN_PATH, SLOT_GRUB_DROPIN }, { GRUB_DEFAULT_PATH, SLOT_GRUB_DEFAULT },
-	{ GRUB_TOKENS_PATH, SLOT_GRUB_TOKENS }, { GRUBENV_PATH, SLOT_GRUBENV },
-	{ GRUBENV2_PATH, SLOT_GRUBENV },	{ UBOOT_DROPIN_PATH, SLOT_UBOOT_DROPIN },
+	{ KCMDLINE_PATH, SLOT_KERNEL_CMDLINE },
+	{ RPI_CMDLINE_PATH, SLOT_RPI },
+	{ RPI_CMDLINE_OLD_PATH, SLOT_RPI },
+	{ RPI_EXTRA_PATH, SLOT_RPI_EXTRA },
+	{ GRUB_DROPIN_PATH, SLOT_GRUB_DROPIN },
+	{ GRUB_DEFAULT_PATH, SLOT_GRUB_DEFAULT },
+	{ GRUB_TOKENS_PATH, SLOT_GRUB_TOKENS },
+	{ GRUBENV_PATH, SLOT_GRUBENV },
+	{ GRUBENV2_PATH, SLOT_GRUBENV },
+	{ UBOOT_DROPIN_PATH, SLOT_UBOOT_DROPIN },
+	{ FLASHK_DEFAULT_PATH, SLOT_FLASHK_DEFAULT },
 };
 static const char *const entry_dirs[] = { "/boot/loader/entries/", "/efi/loader/entries/",
 					  "/boot/efi/loader/entries/" };

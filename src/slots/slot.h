@@ -25,6 +25,7 @@
 #define GRUBENV2_PATH "/boot/grub2/grubenv" /* the Fedora family's */
 #define UBOOT_DROPIN_PATH "/etc/u-boot-menu/conf.d/99-memcg-policy.conf"
 #define EXTLINUX_PATH "/boot/extlinux/extlinux.conf"
+#define FLASHK_DEFAULT_PATH "/etc/default/flash-kernel"
 
 enum slot_kind {
 	SLOT_BLS,	     /* $BOOT/loader/entries/NAME.conf: options lines */
@@ -39,6 +40,8 @@ enum slot_kind {
 	SLOT_GRUB_TOKENS,    /* /var/lib/memcg-policy/grub.tokens: what the GRUB and u-boot-menu drop-ins apply */
 	SLOT_UBOOT_DROPIN,   /* /etc/u-boot-menu/conf.d/99-memcg-policy.conf */
 	SLOT_EXTLINUX,	     /* u-boot-update's /boot/extlinux/extlinux.conf: read only, verified */
+	SLOT_FLASHK_DEFAULT, /* /etc/default/flash-kernel: the value of LINUX_KERNEL_CMDLINE */
+	SLOT_BOOT_SCRIPT,    /* flash-kernel's U-Boot script (/boot/boot.scr): read only, verified */
 };
 
 /* SLOT_NOT_REGENERATED: a generated GRUB menu in an image whose
@@ -146,8 +149,9 @@ static inline const char *slot_note(const struct slot *s, const struct slot_chan
  * paths only: no "." or ".." component, no "//". kind may be NULL. */
 bool slot_kind_of_path(const char *path, enum slot_kind *kind);
 const char *slot_kind_name(enum slot_kind k);
-/* The generated menus: GRUB's grub.cfg, u-boot-update's extlinux.conf. */
-enum { MENU_GRUB = 1, MENU_UBOOT = 2 };
+/* The generated menus: GRUB's grub.cfg, u-boot-update's extlinux.conf,
+ * flash-kernel's boot script. */
+enum { MENU_GRUB = 1, MENU_UBOOT = 2, MENU_FLASHK = 4 };
 /* The menus (MENU_*) a kind is an input of, or, for a menu, its own. */
 unsigned slot_kind_menus(enum slot_kind k);
 /* Is the kind an input of a generated menu (a change to it is followed by

@@ -27,10 +27,11 @@ static int find_kcmdline(const struct find_args *a, struct slot_list *l)
 static int find_rpi(const struct find_args *a, struct slot_list *l) { return rpi_slots_find(a->r, a->p, l); }
 static int find_grub(const struct find_args *a, struct slot_list *l) { return grub_slots_find(a->r, a->p, l); }
 static int find_uboot(const struct find_args *a, struct slot_list *l) { return uboot_slots_find(a->r, a->p, l); }
+static int find_flashk(const struct find_args *a, struct slot_list *l) { return flashk_slots_find(a->r, a->p, l); }
 
 /* The finders, in the order slots are listed. */
 static int (*const finders[])(const struct find_args *, struct slot_list *) = {
-	find_bls, find_kcmdline, find_rpi, find_grub, find_uboot,
+	find_bls, find_kcmdline, find_rpi, find_grub, find_uboot, find_flashk,
 };
 
 /* Files the tool edits as text: nothing for an unmanaged one, the content
@@ -117,6 +118,15 @@ static char *undo_unmark(enum slot_kind k _unused_, const struct journal_entry *
 	return grub_default_unmark(cur, cur_len, len);
 }
 
+/* /etc/default/flash-kernel: the same, in the value of its
+ * LINUX_KERNEL_CMDLINE assignment */
+static char *undo_flashk(enum slot_kind k _unused_, const struct journal_entry *e, const char *cur, size_t cur_len,
+			 size_t *len)
+{
+	return flashk_default_undo(cur, cur_len, e->had_original ? e->original : NULL, e->original_len, &e->added,
+				   &e->removed, len);
+}
+
 /* a UKI's content is the line systemd-stub gives its kernel (slots/uki.c) */
 static char *uki_cmdline(const struct slot *s) { return s->content ? xstrdup(s->content) : NULL; }
 
@@ -145,6 +155,8 @@ static const struct slot_kind_ops kind_ops[] = {
 	[SLOT_GRUB_TOKENS] = { grub_tokens_edit, NULL, SLOT_WRITES_FILE, NULL },
 	[SLOT_UBOOT_DROPIN] = { uboot_dropin_edit, NULL, SLOT_WRITES_FILE, NULL },
 	[SLOT_EXTLINUX] = { NULL, grub_menu_cmdline, SLOT_WRITES_NOTHING, NULL },
+	[SLOT_FLASHK_DEFAULT] = { flashk_default_edit, flashk_default_cmdline, SLOT_WRITES_FILE, undo_flashk },
+	[SLOT_BOOT_SCRIPT] = { NULL, grub_menu_cmdline, SLOT_WRITES_NOTHING, NULL },
 };
 
 static const struct slot_kind_ops *ops_of(enum slot_kind k)

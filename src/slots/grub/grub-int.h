@@ -78,6 +78,14 @@ void grub_menu_lines(const char *text, size_t len, menu_line_fn fn, void *data);
  * label's append line, its kernel from its linux (or kernel) line,
  * recovery where its menu label says rescue or recovery. */
 void extlinux_menu_lines(const char *text, size_t len, menu_line_fn fn, void *data);
+/* The tool that makes a menu of the kind: "u-boot-update", "flash-kernel",
+ * "update-grub / grub-mkconfig". */
+const char *menu_tool_name(enum slot_kind k);
+/* The same for flash-kernel's boot script (slots/grub/flashk.c): one
+ * line, the bootargs its setenv lines build (the board's own ${bootargs}
+ * and other variables of its environment left out), its kernel from
+ * fk_kvers. */
+void boot_script_menu_lines(const char *content, size_t len, menu_line_fn fn, void *data);
 
 /* ---- slots/grub/vars.c ---- */
 

@@ -109,6 +109,28 @@ int uboot_regen_preflight(const struct root *r, const struct slot_list *l, const
 int uboot_after_commit(const struct root *r, const struct policy *p, const struct slot_list *l, const bool *changed,
 		       enum grub_regen_mode mode, unsigned *ran_tools);
 
+/* flash-kernel (slots/grub/flashk.c): /etc/default/flash-kernel, whose
+ * LINUX_KERNEL_CMDLINE value is edited, and the boot script flash-kernel
+ * writes for the machine (its database's Boot-Script-Path, else
+ * /boot/boot.scr), read and verified: none where the root has no
+ * flash-kernel (unless the policy says flash-kernel = yes). */
+int flashk_slots_find(const struct root *r, const struct policy *p, struct slot_list *l);
+char *flashk_default_edit(const struct slot *s, const struct decision *d, struct strv *added, struct strv *removed,
+			  size_t *new_len);
+/* The value the file gives LINUX_KERNEL_CMDLINE; NULL: not known. */
+char *flashk_default_cmdline(const struct slot *s);
+/* revert's undo of a file changed since the tool wrote it: the tokens
+ * added taken out of the value, those removed put back where the
+ * original value had them. */
+char *flashk_default_undo(const char *cur, size_t cur_len, const char *original, size_t original_len,
+			  const struct strv *added, const struct strv *removed, size_t *len);
+/* After a commit that changed /etc/default/flash-kernel, or where the
+ * boot script drifts and regenerating helps: flash-kernel, as
+ * grub_after_commit runs GRUB's tool (called by it). */
+int flashk_regen_preflight(const struct root *r, const struct slot_list *l, const bool *changed);
+int flashk_after_commit(const struct root *r, const struct policy *p, const struct slot_list *l, const bool *changed,
+			enum grub_regen_mode mode, unsigned *ran_tools);
+
 /* The grubenv at path (inside the root) with kernelopts set to value, for
  * the transaction to replace the file with (never written in place: a
  * hard-linked grubenv keeps its other name). NULL with the error reported

@@ -161,8 +161,14 @@ void menu_fact(char **field, const char *fmt, ...)
  * u-boot-update's. */
 static void menu_lines(const struct slot *s, menu_line_fn fn, void *data)
 {
-	if (s->content)
-		(s->kind == SLOT_EXTLINUX ? extlinux_menu_lines : grub_menu_lines)(s->content, s->len, fn, data);
+	if (!s->content)
+		return;
+	if (s->kind == SLOT_EXTLINUX)
+		extlinux_menu_lines(s->content, s->len, fn, data);
+	else if (s->kind == SLOT_BOOT_SCRIPT)
+		boot_script_menu_lines(s->content, s->len, fn, data);
+	else
+		grub_menu_lines(s->content, s->len, fn, data);
 }
 
 struct verify {
@@ -303,8 +309,8 @@ enum slot_state grub_cfg_state(const struct slot *s, decision_lookup_fn lookup, 
 		}
 		sb_appendf(&sb, "stale menu: regenerate with %s",
 			   regen		      ? regen
-			   : s->kind == SLOT_EXTLINUX ? "u-boot-update"
-						      : "grub-mkconfig");
+			   : s->kind == SLOT_GRUB_CFG ? "grub-mkconfig"
+						      : menu_tool_name(s->kind));
 		if (stale)
 			sb_appendf(&sb, " (%s)", stale);
 	}
@@ -314,6 +320,13 @@ enum slot_state grub_cfg_state(const struct slot *s, decision_lookup_fn lookup, 
 	strv_free(&v.unwanted);
 	strv_free(&v.unwanted_all);
 	return SLOT_DRIFT;
+}
+
+const char *menu_tool_name(enum slot_kind k)
+{
+	return k == SLOT_EXTLINUX      ? "u-boot-update"
+	       : k == SLOT_BOOT_SCRIPT ? "flash-kernel"
+				       : "update-grub / grub-mkconfig";
 }
 
 static bool first_line(void *data, const struct menu_line *m)

@@ -92,11 +92,7 @@ bool grub_image_lacks_program(const struct root *r, const struct slot_list *l, c
 	return true;
 }
 
-static bool is_grub_input(enum slot_kind k)
-{
-	return k == SLOT_GRUB_DROPIN || k == SLOT_GRUB_DEFAULT || k == SLOT_GRUBENV || k == SLOT_GRUB_TOKENS ||
-	       k == SLOT_UBOOT_DROPIN;
-}
+static bool is_grub_input(enum slot_kind k) { return slot_kind_feeds_menu(k); }
 
 void grub_settle_menus(const struct root *r, const struct slot_list *l, struct slot_change *ch)
 {
@@ -112,8 +108,7 @@ void grub_settle_menus(const struct root *r, const struct slot_list *l, struct s
 		ch[i].state = SLOT_NOT_REGENERATED;
 		char *note = xasprintf("menu not regenerated yet (the configuration is right; the menu gets it when "
 				       "the image runs %s, or with apply --regenerate): %s",
-				       s->kind == SLOT_EXTLINUX ? "u-boot-update" : "update-grub / grub-mkconfig",
-				       slot_note(s, &ch[i]) ? slot_note(s, &ch[i]) : "");
+				       menu_tool_name(s->kind), slot_note(s, &ch[i]) ? slot_note(s, &ch[i]) : "");
 		free(ch[i].note);
 		ch[i].note = note;
 	}

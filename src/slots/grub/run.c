@@ -112,7 +112,8 @@ static int grub_only_preflight(const struct root *r, const struct slot_list *l, 
 int grub_regen_preflight(const struct root *r, const struct slot_list *l, const bool *changed)
 {
 	int e = grub_only_preflight(r, l, changed);
-	return e < 0 ? e : uboot_regen_preflight(r, l, changed);
+	e = e < 0 ? e : uboot_regen_preflight(r, l, changed);
+	return e < 0 ? e : flashk_regen_preflight(r, l, changed);
 }
 
 static int grub_only_preflight(const struct root *r, const struct slot_list *l, const bool *changed)
@@ -143,7 +144,8 @@ int grub_after_commit(const struct root *r, const struct policy *p, const struct
 	if (!ran_tools)
 		ran_tools = &ran_dummy;
 	int e = grub_only_after_commit(r, p, l, changed, mode, ran_tools);
-	return e < 0 ? e : uboot_after_commit(r, p, l, changed, mode, ran_tools);
+	e = e < 0 ? e : uboot_after_commit(r, p, l, changed, mode, ran_tools);
+	return e < 0 ? e : flashk_after_commit(r, p, l, changed, mode, ran_tools);
 }
 
 static int grub_only_after_commit(const struct root *r, const struct policy *p, const struct slot_list *l,
