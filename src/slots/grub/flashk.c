@@ -141,10 +141,26 @@ static bool value_find(const char *text, size_t len, struct fk_value *v, unsigne
 	return found && !*bad;
 }
 
+/* The value the file gives LINUX_KERNEL_CMDLINE ("" where it sets none),
+ * NULL where it cannot be known. */
+static char *file_value(const char *disp, const char *text, size_t len, const char *name)
+{
+	struct shvars vs = { 0 };
+	shvars_source(&vs, disp, text, len);
+	const char *val = NULL, *file = NULL, *why = NULL;
+	unsigned line = 0;
+	char *out = shvars_get(&vs, name, &val, &file, &line, &why) ? xstrdup(val ? val : "") : NULL;
+	shvars_free(&vs);
+	return out;
+}
+
+static char *value_edit(const char *text, size_t len, const char *like, size_t like_len, const struct strv *remove,
+			const struct strv *add, struct strv *added, struct strv *removed, size_t *new_len);
+
 /* Why the file's LINUX_KERNEL_CMDLINE is not one the tool edits, or NULL:
  * every line naming it is a plain assignment, and nothing else in the
  * file could change it (as a shell sourcing it sees). */
-static char *value_problem(const char *disp, const char *text, size_t len)
+char *flashk_value_problem(const char *disp, const char *text, size_t len)
 {
 	struct fk_value v;
 	unsigned bad;
@@ -165,6 +181,19 @@ static char *value_problem(const char *disp, const char *text, size_t len)
 		out = xasprintf("%s:%u: " FK_VAR " is set there, not by a plain assignment: edit it by hand", disp,
 				line);
 	shvars_free(&vs);
+	if (!out) {
+		/* an edit of the value must be what a shell reads */
+		struct strv add = { 0 }, none = { 0 };
+		strv_pushdup(&add, "memcg-policy.probe=1");
+		size_t n;
+		char *t = value_edit(text, len, NULL, 0, &none, &add, NULL, NULL, &n);
+		if (!t)
+			out = xasprintf("%s: a shell sourcing it would not read an edit of " FK_VAR
+					" as written (a quote left open before it?): edit it by hand",
+					disp);
+		free(t);
+		strv_free(&add);
+	}
 	return out;
 }
 
@@ -202,7 +231,16 @@ static char *value_edit(const char *text, size_t len, const char *like, size_t l
 	} else {
 		sb_appendn(&sb, text, len);
 	}
+	/* a shell sourcing the new file must get exactly the new value (not
+	 * so where an open quote earlier in the file takes the line in) */
+	char *got = file_value("", sb.s, sb.len, FK_VAR);
+	const bool as_meant = got && streq(got, val);
+	free(got);
 	free(val);
+	if (!as_meant) {
+		sb_free(&sb);
+		return NULL;
+	}
 	*new_len = sb.len;
 	return sb_take(&sb);
 }
@@ -217,19 +255,6 @@ char *flashk_default_edit(const struct slot *s, const struct decision *d, struct
 	char *out = value_edit(s->content ? s->content : "", s->content ? s->len : 0, s->like, s->like_len, &d->remove,
 			       &d->add, added, removed, new_len);
 	return out ? out : slot_content_copy(s, new_len);
-}
-
-/* The value the file gives LINUX_KERNEL_CMDLINE ("" where it sets none),
- * NULL where it cannot be known. */
-static char *file_value(const char *disp, const char *text, size_t len, const char *name)
-{
-	struct shvars vs = { 0 };
-	shvars_source(&vs, disp, text, len);
-	const char *val = NULL, *file = NULL, *why = NULL;
-	unsigned line = 0;
-	char *out = shvars_get(&vs, name, &val, &file, &line, &why) ? xstrdup(val ? val : "") : NULL;
-	shvars_free(&vs);
-	return out;
 }
 
 char *flashk_default_cmdline(const struct slot *s)
@@ -509,7 +534,7 @@ int flashk_slots_find(const struct root *r, const struct policy *p, struct slot_
 				    "in its database): the line its kernel gets is not read",
 				    machine);
 	} else {
-		s->note = value_problem(disp, s->content, s->len);
+		s->note = flashk_value_problem(disp, s->content, s->len);
 	}
 	s->unmanaged = s->note != NULL;
 	const size_t def_at = l->n - 1;

@@ -117,6 +117,11 @@ int uboot_after_commit(const struct root *r, const struct policy *p, const struc
 int flashk_slots_find(const struct root *r, const struct policy *p, struct slot_list *l);
 char *flashk_default_edit(const struct slot *s, const struct decision *d, struct strv *added, struct strv *removed,
 			  size_t *new_len);
+/* Why the file's LINUX_KERNEL_CMDLINE is not one the tool edits ("DISP:LINE:
+ * ..."), or NULL: every line naming it is a plain assignment (a quoted or
+ * bare word without expansions, on a line of its own), and a shell
+ * sourcing the file gets the value of the last one. Pure. */
+char *flashk_value_problem(const char *disp, const char *text, size_t len);
 /* The value the file gives LINUX_KERNEL_CMDLINE; NULL: not known. */
 char *flashk_default_cmdline(const struct slot *s);
 /* revert's undo of a file changed since the tool wrote it: the tokens
