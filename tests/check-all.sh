@@ -63,7 +63,7 @@ stage "sanitizers build (ASan, UBSan)" "$make" -s BUILD=build-san SAN=1 all unit
 if [ "${1:-}" = all ]; then
 	stage "Debian's kernel images (layouts)" tests/fixtures/debian-kernels.sh --test build
 	stage "boot tests under QEMU" "$make" -s check-boot
-	stage "a U-Boot board booted (arm64, u-boot-menu)" "$make" -s check-boot-u-boot
+	stage "a U-Boot board booted (arm64, u-boot-menu, flash-kernel)" "$make" -s check-boot-u-boot
 	stage "bench's cgroup on cgroup v2, in a guest" "$make" -s check-bench-cgroup
 	if [ ${#flags[@]} -gt 0 ]; then
 		stage "packages (the suite ran above with the package's flags)" env PKG_NOCHECK=1 "$make" -s check-pkg

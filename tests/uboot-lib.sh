@@ -37,20 +37,25 @@ EOF
 
 # in_ns TREE CMD...: CMD in a private mount namespace where TREE has the
 # host's /usr/bin, /usr/lib, /usr/lib64 and /usr/share (read only; NS_DIRS
-# names others)
+# names others), and then the files NS_BINDS names ("SOURCE:PATH ...",
+# PATH in the tree) bound over what is there
 NS_DIRS=${NS_DIRS:-/usr/bin /usr/lib /usr/lib64 /usr/share}
+NS_BINDS=${NS_BINDS:-}
 in_ns() {
 	local t=$1
 	shift
 	# shellcheck disable=SC2016 # the script's variables are its own
 	unshare -m --propagation private bash -c '
-		t=$1; dirs=$2; shift 2
+		t=$1; dirs=$2; binds=$3; shift 3
 		for d in $dirs; do
 			[ -d "$d" ] || continue
 			mkdir -p "$t$d" && mount --bind -o ro "$d" "$t$d" || exit 90
 		done
+		for b in $binds; do
+			mount --bind -o ro "${b%%:*}" "$t${b#*:}" || exit 90
+		done
 		exec "$@"
-	' - "$t" "$NS_DIRS" "$@"
+	' - "$t" "$NS_DIRS" "$NS_BINDS" "$@"
 }
 
 # uboot_update TREE: the real u-boot-update, chrooted into TREE with /dev
@@ -68,3 +73,33 @@ uboot_update() {
 # appends TREE: the append lines of its extlinux.conf, one per label
 appends() { sed -n 's/^[[:space:]]*append[[:space:]]*//p' "$1/boot/extlinux/extlinux.conf"; }
 
+# --- flash-kernel (tests/fixtures/flash-kernel: 3.107's own files) ---
+# The dirs in_ns binds for a tree with flash-kernel: its own
+# /usr/share/flash-kernel is the tree's, so only Perl's modules of the
+# host's /usr/share (linux-version) are bound.
+# shellcheck disable=SC2034 # for the scripts that source this
+FK_NS_DIRS="/usr/bin /usr/lib /usr/lib64 /usr/share/perl5 /usr/share/perl"
+
+# fk_install TREE MACHINE: flash-kernel installed into TREE as its package
+# installs it (u-boot-menu's u-boot-update taken out), for MACHINE of its
+# database (/etc/flash-kernel/machine)
+fk_install() {
+	local t=$1 fk=$FIX/flash-kernel
+	rm -f "$t/usr/sbin/u-boot-update"
+	cp -a "$fk/usr/sbin/flash-kernel" "$t/usr/sbin/"
+	mkdir -p "$t/usr/share/flash-kernel" "$t/etc/flash-kernel/dtbs"
+	cp -a "$fk/usr/share/flash-kernel/." "$t/usr/share/flash-kernel/"
+	cp -a "$fk/etc/flash-kernel/." "$t/etc/flash-kernel/"
+	# what the package's postinst writes with debconf's default answer
+	cp "$fk/usr/share/flash-kernel/default/flash-kernel" "$t/etc/default/flash-kernel"
+	printf '%s\n' "$2" >"$t/etc/flash-kernel/machine"
+}
+
+# flash_kernel TREE: the real flash-kernel, chrooted into TREE with /dev and
+# /proc, as a kernel's installation runs it (in_ns: NS_DIRS=$FK_NS_DIRS;
+# its output in $SCRATCH/fk.log)
+flash_kernel() {
+	# shellcheck disable=SC2016 # the script's variables are its own
+	in_ns "$1" bash -c 'mount --rbind /dev "$1/dev" && mount -t proc proc "$1/proc" &&
+		exec chroot "$1" /usr/sbin/flash-kernel' - "$1" >"$SCRATCH/fk.log" 2>&1
+}

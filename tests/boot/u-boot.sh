@@ -11,7 +11,11 @@
 #   3. after `memcg-policy revert --regenerate`: the menu byte for byte as
 #      it was, memcg on;
 #   4. after `memcg-policy apply --regenerate` (the policy still off; the
-#      tool runs the image's u-boot-update itself): memcg off.
+#      tool runs the image's u-boot-update itself): memcg off;
+# and from the boot script flash-kernel 3.107 (tests/fixtures/flash-kernel)
+# wrote into another such root: memcg on as it was made, off after
+# `set off` and the board's flash-kernel, on again after `revert
+# --regenerate` (which runs the image's flash-kernel).
 # The kernel (linux-image-*-arm64-unsigned, the version of the newest amd64
 # one apt knows) and busybox-static for the guest's init are fetched from
 # the Debian mirror into BOOT_CACHE (default build/boot-cache). Needs root,
@@ -209,4 +213,63 @@ if boot applied; then pass "after apply --regenerate: the guest booted"; else
 fi
 expect_eq "after apply --regenerate: memcg off in the guest" "$ENABLED" 0
 check "after apply --regenerate: cgroup_disable=memory on the kernel's line" words_in "$CMDLINE" cgroup_disable=memory
+
+# --- flash-kernel: the boot script U-Boot runs ---
+# A root with flash-kernel 3.107 (tests/fixtures/flash-kernel) for the
+# machine QEMU's virt board names itself ("linux,dummy-virt", which the
+# package's database lists with no boot script): the administrator's entry
+# in /etc/flash-kernel/db gives it the generic boot script, the board's
+# device tree (the one QEMU gives U-Boot, dumped) in /etc/flash-kernel/dtbs/, and, in
+# preboot.d, the one address its U-Boot does not set (fdt_addr_r), as
+# flash-kernel provides for boards of one's own. The image's dpkg says
+# arm64 (flash-kernel boots with booti there): a stand-in answers
+# --print-architecture, bound over the host's in the tree's namespace.
+NS_DIRS=$FK_NS_DIRS
+# shellcheck disable=SC2016 # the stand-in's own text
+printf '#!/bin/sh\n[ "$1" = --print-architecture ] && { echo arm64; exit 0; }\necho "dpkg: a stand-in" >&2\nexit 1\n' \
+	>"$SCRATCH/dpkg"
+chmod 0755 "$SCRATCH/dpkg"
+NS_BINDS="$SCRATCH/dpkg:/usr/bin/dpkg"
+tree
+fk_install "$t" "linux,dummy-virt"
+cp "$X/boot/vmlinuz-$K" "$t/boot/vmlinuz-$K"
+(cd "$ird" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$t/boot/initrd.img-$K"
+printf '%s\n' "Machine: linux,dummy-virt" "Kernel-Flavors: arm64" "DTB-Id: qemu-virt.dtb" \
+	"Boot-Script-Path: /boot/boot.scr" "U-Boot-Script-Name: bootscr.uboot-generic" \
+	"Required-Packages: u-boot-tools" >"$t/etc/flash-kernel/db"
+mkdir -p "$t/etc/flash-kernel/preboot.d"
+printf 'setenv fdt_addr_r 0x48000000\n' >"$t/etc/flash-kernel/preboot.d/00-fdt-addr"
+qemu-system-aarch64 -M "virt,dumpdtb=$t/etc/flash-kernel/dtbs/qemu-virt.dtb" -cpu cortex-a57 -m 512 \
+	-bios "$UBOOT_BIN" -nographic >/dev/null 2>&1
+sed -i 's/^LINUX_KERNEL_CMDLINE=.*/LINUX_KERNEL_CMDLINE="console=ttyAMA0 boottest.keep=1"/' \
+	"$t/etc/default/flash-kernel"
+printf '[policy]\nmode = on\n' | write_policy "$t/etc/memcg-policy.conf"
+check "flash-kernel writes the board's boot script" flash_kernel "$t"
+cp "$t/etc/default/flash-kernel" "$SCRATCH/fk-orig.def"
+if boot fk-before; then pass "flash-kernel, before apply: the guest booted from its boot script"; else
+	fail "flash-kernel, before apply: the guest booted from its boot script" "$(tail -n 20 "$SCRATCH/fk-before.log")"
+fi
+check "flash-kernel, before apply: U-Boot ran the boot script" grep -q 'Found U-Boot script /boot/boot.scr' \
+	"$SCRATCH/fk-before.log"
+expect_eq "flash-kernel, before apply: memcg on in the guest" "$ENABLED" 1
+check "flash-kernel, before apply: the administrator's line reached the kernel" \
+	words_in "$CMDLINE" console=ttyAMA0 boottest.keep=1
+
+expect_exit "flash-kernel: set off (--root): exit 0" 0 "$MEMCG_POLICY" --root "$t" set off
+check "flash-kernel: the board's flash-kernel after set off (its next kernel update)" flash_kernel "$t"
+expect_exit "flash-kernel: check after set off and flash-kernel: in sync (0)" 0 "$MEMCG_POLICY" --root "$t" check
+if boot fk-off; then pass "flash-kernel, after set off: the guest booted"; else
+	fail "flash-kernel, after set off: the guest booted" "$(tail -n 20 "$SCRATCH/fk-off.log")"
+fi
+expect_eq "flash-kernel, after set off: memcg off in the guest" "$ENABLED" 0
+check "flash-kernel, after set off: cgroup_disable=memory and the administrator's line reached the kernel" \
+	words_in "$CMDLINE" cgroup_disable=memory console=ttyAMA0 boottest.keep=1
+
+expect_exit "flash-kernel: revert --regenerate: exit 0" 0 in_ns "$t" "$MEMCG_POLICY" --root "$t" revert --regenerate
+check "flash-kernel: revert gives /etc/default/flash-kernel back, every byte" \
+	cmp "$SCRATCH/fk-orig.def" "$t/etc/default/flash-kernel"
+if boot fk-reverted; then pass "flash-kernel, after revert: the guest booted"; else
+	fail "flash-kernel, after revert: the guest booted" "$(tail -n 20 "$SCRATCH/fk-reverted.log")"
+fi
+expect_eq "flash-kernel, after revert: memcg on in the guest" "$ENABLED" 1
 finish

@@ -25,11 +25,9 @@ fi
 CFG=$FIX/configs/debian12-arm64.config
 K=6.1.0-18-arm64
 FK=$FIX/flash-kernel
-# flash-kernel's own /usr/share/flash-kernel is the tree's: only Perl's
-# modules of the host's /usr/share (linux-version) are bound
-NS_DIRS="/usr/bin /usr/lib /usr/lib64 /usr/share/perl5 /usr/share/perl"
 # shellcheck source=tests/uboot-lib.sh
 . "$TOP/tests/uboot-lib.sh"
+NS_DIRS=$FK_NS_DIRS
 M=$MEMCG_POLICY
 
 # fktree: a new tree in $t with flash-kernel installed as its package
@@ -41,26 +39,11 @@ fktree() {
 		echo "FAIL: no fixture tree"
 		exit 1
 	fi
-	rm -f "$t/usr/sbin/u-boot-update"
-	cp -a "$FK/usr/sbin/flash-kernel" "$t/usr/sbin/"
-	mkdir -p "$t/usr/share/flash-kernel" "$t/etc/flash-kernel/dtbs"
-	cp -a "$FK/usr/share/flash-kernel/." "$t/usr/share/flash-kernel/"
-	cp -a "$FK/etc/flash-kernel/." "$t/etc/flash-kernel/"
-	# what the package's postinst writes with debconf's default answer
-	cp "$FK/usr/share/flash-kernel/default/flash-kernel" "$t/etc/default/flash-kernel"
-	printf '%s\n' "${1:-Raspberry Pi 3 Model B}" >"$t/etc/flash-kernel/machine"
+	fk_install "$t" "${1:-Raspberry Pi 3 Model B}"
 	# the board's device tree, where flash-kernel looks for it first (its
 	# content is no part of the command line)
 	printf '/dts-v1/;\n/ { model = "Raspberry Pi 3 Model B"; #address-cells = <1>; #size-cells = <1>; };\n' |
 		dtc -q -I dts -O dtb -o "$t/etc/flash-kernel/dtbs/bcm2837-rpi-3-b.dtb"
-}
-
-# flash_kernel TREE: the real flash-kernel, chrooted into TREE with /dev and
-# /proc, as a kernel's installation runs it (output in $SCRATCH/fk.log)
-flash_kernel() {
-	# shellcheck disable=SC2016 # the script's variables are its own
-	in_ns "$1" bash -c 'mount --rbind /dev "$1/dev" && mount -t proc proc "$1/proc" &&
-		exec chroot "$1" /usr/sbin/flash-kernel' - "$1" >"$SCRATCH/fk.log" 2>&1
 }
 
 # script TREE: the text of its boot script (after the U-Boot image's
