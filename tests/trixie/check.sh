@@ -22,7 +22,7 @@ pkgs=(build-essential pkg-config libinih-dev libblkid-dev libkmod-dev zlib1g-dev
 	shellcheck cppcheck busybox-static xz-utils zstd lz4 bzip2 lzop python3 python3-jsonschema
 	python3-pefile python3-zstandard acl attr xfsprogs prometheus-node-exporter unattended-upgrades
 	systemd systemd-sysv python3-apt devscripts dpkg-dev bash-completion debhelper e2fsprogs fdisk git
-	ca-certificates mount u-boot-menu)
+	ca-certificates mount u-boot-menu u-boot-tools)
 list=$(printf '%s,' "${pkgs[@]}")
 list=${list%,}
 mkdir -p "$cache"
