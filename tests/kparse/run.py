@@ -107,6 +107,30 @@ def rpi_line(data):
     return data.split(b"\n", 1)[0]
 
 
+def make_flashk(k, line):
+    """/etc/default/flash-kernel as its package writes it, the line as
+    LINUX_KERNEL_CMDLINE's value: single-quoted (a shell takes every byte
+    as it is), double-quoted where the line has a single quote."""
+    q = b"'" if b"'" not in line else b'"'
+    return b"LINUX_KERNEL_CMDLINE=" + q + line + q + b'\nLINUX_KERNEL_CMDLINE_DEFAULTS=""\n'
+
+
+def flashk_value(data):
+    """The value a shell sourcing the file gives LINUX_KERNEL_CMDLINE (the
+    last assignment at the start of a line), which flash-kernel puts in the
+    boot script's bootargs; read here, never run: a double-quoted value
+    with an expansion (which the tool does not edit) is taken as written,
+    its \\ escapes undone."""
+    val = b""
+    for line in data.split(b"\n"):
+        m = re.match(rb"^LINUX_KERNEL_CMDLINE=(['\"])(.*)\1[ \t]*$", line)
+        if m:
+            val = m.group(2)
+            if m.group(1) == b'"':
+                val = re.sub(rb'\\([$`"\\])', rb"\1", val)
+    return val
+
+
 class Slot:
     def __init__(self, name, path, kernels, make, kline):
         self.name, self.path, self.kernels, self.make, self.kline = name, path, kernels, make, kline
@@ -126,6 +150,12 @@ SLOTS = [
     # kernel gets the prefix, a space, then cmdline.txt's line
     Slot("cmdline.txt+dt", "boot/firmware/cmdline.txt", ["rpi-6.12-dt", "mainline-arm64"],
          lambda k, l: l + b"\n", lambda d: DT_PREFIX + b" " + rpi_line(d)),
+    # flash-kernel's LINUX_KERNEL_CMDLINE: the boot script's bootargs
+    # line ends in it (its DEFAULTS empty, U-Boot's own bootargs none)
+    # (the kernels of the boards it boots: Debian's arm and riscv ones,
+    # Ubuntu's Raspberry Pi ones)
+    Slot("flash-kernel", "etc/default/flash-kernel",
+         ["mainline-arm64", "mainline-armel", "mainline-riscv", "rpi-6.6", "rpi-6.12"], make_flashk, flashk_value),
 ]
 
 
@@ -268,8 +298,16 @@ class Runner:
         key = (k.name, slot.name)
         if key not in self.roots:
             r = tempfile.mkdtemp(prefix="kparse-", dir=self.base)
-            for d in ("etc/kernel", "boot/firmware", "boot/loader/entries", "lib/modules/" + k.version):
+            for d in ("etc/kernel", "boot/firmware", "boot/loader/entries", "lib/modules/" + k.version, "etc/default"):
                 os.makedirs(os.path.join(r, d), exist_ok=True)
+            if slot.name == "flash-kernel":
+                # flash-kernel installed: a stand-in never run (no
+                # program of the image runs without --regenerate)
+                os.makedirs(os.path.join(r, "usr", "sbin"), exist_ok=True)
+                fk = os.path.join(r, "usr", "sbin", "flash-kernel")
+                with open(fk, "w") as f:
+                    f.write("#!/bin/sh\nexit 1\n")
+                os.chmod(fk, 0o755)
             open(os.path.join(r, "boot", "vmlinuz-" + k.version), "w").close()
             if slot.name == "cmdline.txt+dt":
                 with open(os.path.join(r, "boot", "firmware", "config.txt"), "w") as f:
@@ -311,6 +349,11 @@ class Runner:
         if rc != 0:
             if new != content:
                 return "exit %d and the file changed" % rc
+            if slot.name == "flash-kernel" and rc == 1 and "none it may edit" in err:
+                # a value the tool does not edit: one a shell would not
+                # take as written (an expansion, an escape, a quote)
+                plain = not re.search(rb'[$`"\\]', content.split(b"\n")[0][len(b"LINUX_KERNEL_CMDLINE=") + 1:-1])
+                return "" if not plain else "a plain value not managed: %s" % err.strip().split("\n")[-1]
             why = refusal_ok(k, old_line, lim, mode, vo, rc, err)
             return why
         new_line = slot.kline(new)
