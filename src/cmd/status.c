@@ -240,6 +240,12 @@ int cmd_status(struct context *ctx, int argc, char **argv)
 		       s->kernel ? esc(s->kernel) : "", s->kernel ? "]" : "");
 		if (slot_note(s, &ev.ch[i]))
 			printf("  %-14s %-9s   %s\n", "", "", esc(slot_note(s, &ev.ch[i])));
+		/* a boot script's line: its layers as the script sets them */
+		if (s->kind == SLOT_BOOT_SCRIPT) {
+			_cleanup_free_ char *set = boot_script_bootargs(s);
+			if (set)
+				printf("  %-14s %-9s   U-Boot runs: %s\n", "", "", esc(set + strspn(set, " \t")));
+		}
 		/* a UKI's line is in no file an admin edits: shown, and with
 		 * -v where each part comes from */
 		if (s->kind == SLOT_UKI && s->uki && s->content) {

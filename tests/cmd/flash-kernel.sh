@@ -96,6 +96,8 @@ expect_exit "check after apply in an image not regenerated: in sync (0)" 0 "$M" 
 expect_exit "status after apply, not regenerated" 0 "$M" --root "$t" status
 expect_has "status: the boot script gets it when the image runs flash-kernel" "$OUT" \
 	"the menu gets it when the image runs flash-kernel"
+expect_has "status shows the bootargs line U-Boot runs, its layers as they are" "$OUT" \
+	"U-Boot runs: setenv bootargs \" $BA quiet\""
 
 expect_exit "apply --regenerate: flash-kernel in the image's namespace, exit 0" 0 \
 	in_ns "$t" "$M" --root "$t" apply --regenerate

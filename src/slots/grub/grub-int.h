@@ -78,6 +78,13 @@ void grub_menu_lines(const char *text, size_t len, menu_line_fn fn, void *data);
  * label's append line, its kernel from its linux (or kernel) line,
  * recovery where its menu label says rescue or recovery. */
 void extlinux_menu_lines(const char *text, size_t len, menu_line_fn fn, void *data);
+/* A U-Boot boot script's text (slots/grub/bootscr.c): out of a legacy
+ * U-Boot image of type script (its header, the lengths of its parts
+ * ending in 0, then the first part), or the file as it is where it lacks
+ * the image's magic. false: an image of another type, or cut short. name:
+ * the image's name ("" for a file of text). */
+#define UIMAGE_NAME_LEN 32u
+bool boot_script_text(const char *content, size_t len, const char **text, size_t *tlen, char name[UIMAGE_NAME_LEN + 1]);
 /* The tool that makes a menu of the kind: "u-boot-update", "flash-kernel",
  * "update-grub / grub-mkconfig". */
 const char *menu_tool_name(enum slot_kind k);

@@ -129,6 +129,10 @@ char *flashk_default_cmdline(const struct slot *s);
  * original value had them. */
 char *flashk_default_undo(const char *cur, size_t cur_len, const char *original, size_t original_len,
 			  const struct strv *added, const struct strv *removed, size_t *len);
+/* The boot script's last "setenv bootargs" line as it is (its layers:
+ * LINUX_KERNEL_CMDLINE_DEFAULTS, the board's own ${bootargs},
+ * LINUX_KERNEL_CMDLINE); NULL: none. */
+char *boot_script_bootargs(const struct slot *s);
 /* After a commit that changed /etc/default/flash-kernel, or where the
  * boot script drifts and regenerating helps: flash-kernel, as
  * grub_after_commit runs GRUB's tool (called by it). */
