@@ -201,6 +201,9 @@ mkimage -A arm64 -O linux -T script -C none -n "my own script" -d "$FK/etc/flash
 	"$t/boot/boot.scr" >/dev/null
 expect_exit "a boot.scr that flash-kernel did not make: status" 0 "$M" --root "$t" --json status
 expect_eq "a boot.scr named otherwise is not judged as flash-kernel's" "$(fk_kinds)" "flash-kernel"
+script "$t" >"$t/boot/boot.scr.txt" && mv "$t/boot/boot.scr.txt" "$t/boot/boot.scr"
+expect_exit "a boot.scr of plain text: status" 0 "$M" --root "$t" --json status
+expect_eq "a boot.scr of plain text (not made by mkimage) is not judged as flash-kernel's" "$(fk_kinds)" "flash-kernel"
 
 # --- the next boot is the boot script's line ---
 fktree

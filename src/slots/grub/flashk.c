@@ -412,8 +412,8 @@ int flashk_slots_find(const struct root *r, const struct policy *p, struct slot_
 	const char *body;
 	size_t blen;
 	char name[UIMAGE_NAME_LEN + 1];
-	if (!boot_script_text(text, len, &body, &blen, name) || (name[0] && !streq(name, FK_SCRIPT_NAME)))
-		return 0; /* a script of someone else's */
+	if (!boot_script_text(text, len, &body, &blen, name) || !streq(name, FK_SCRIPT_NAME))
+		return 0; /* a script of someone else's (flash-kernel's is an image of that name) */
 	s = slot_list_add(l, SLOT_BOOT_SCRIPT, script);
 	s->content = TAKE_PTR(text);
 	s->len = len;
