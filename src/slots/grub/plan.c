@@ -92,14 +92,12 @@ bool grub_image_lacks_program(const struct root *r, const struct slot_list *l, c
 	return true;
 }
 
-static bool is_grub_input(enum slot_kind k) { return slot_kind_feeds_menu(k); }
-
 void grub_settle_menus(const struct root *r, const struct slot_list *l, struct slot_change *ch)
 {
 	if (r->live)
 		return;
 	for (size_t i = 0; i < l->n; i++)
-		if (is_grub_input(l->v[i].kind) && (ch[i].changed || ch[i].state == SLOT_DRIFT))
+		if (slot_kind_feeds_menu(l->v[i].kind) && (ch[i].changed || ch[i].state == SLOT_DRIFT))
 			return; /* the configuration itself is not right yet */
 	for (size_t i = 0; i < l->n; i++) {
 		const struct slot *s = &l->v[i];
@@ -181,7 +179,7 @@ int grub_preview(const struct root *r, const struct slot_list *l, const struct s
 	for (size_t i = 0; i < l->n; i++) {
 		if (l->v[i].unmanaged)
 			continue;
-		if (is_grub_input(l->v[i].kind) && ch[i].changed)
+		if (slot_kind_feeds_menu(l->v[i].kind) && ch[i].changed)
 			any = true;
 		if (l->v[i].kind == SLOT_GRUB_CFG && l->v[i].content) {
 			menus = true;
