@@ -49,21 +49,10 @@ bool boot_script_text(const char *content, size_t len, const char **text, size_t
 /* "setenv NAME VALUE": the value (quotes off) when the line is one. */
 static char *setenv_value(const char *l, size_t n, const char *name)
 {
-	size_t i = 0;
-	while (i < n && (l[i] == ' ' || l[i] == '\t'))
-		i++;
-	size_t k = strlen(name);
-	if (n - i < 7 + k || memcmp(l + i, "setenv", 6) != 0 || (l[i + 6] != ' ' && l[i + 6] != '\t'))
+	size_t a, b;
+	if (!menu_keyword(l, n, "setenv", &a) || !menu_keyword(l + a, n - a, name, &b))
 		return NULL;
-	i += 6;
-	while (i < n && (l[i] == ' ' || l[i] == '\t'))
-		i++;
-	if (n - i < k || memcmp(l + i, name, k) != 0 || (n - i > k && l[i + k] != ' ' && l[i + k] != '\t'))
-		return NULL;
-	i += k;
-	while (i < n && (l[i] == ' ' || l[i] == '\t'))
-		i++;
-	size_t e = n;
+	size_t i = a + b, e = n;
 	while (e > i && (l[e - 1] == ' ' || l[e - 1] == '\t' || l[e - 1] == '\r'))
 		e--;
 	if (e - i >= 2 && (l[i] == '"' || l[i] == '\'') && l[e - 1] == l[i]) {

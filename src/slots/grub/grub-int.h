@@ -78,6 +78,11 @@ void grub_menu_lines(const char *text, size_t len, menu_line_fn fn, void *data);
  * label's append line, its kernel from its linux (or kernel) line,
  * recovery where its menu label says rescue or recovery. */
 void extlinux_menu_lines(const char *text, size_t len, menu_line_fn fn, void *data);
+/* Is kw the first word of the line l (n bytes; blanks before it, a blank
+ * or the end after it, case as written, as U-Boot reads extlinux.conf and
+ * scripts)? *arg: where the text after it and its blanks starts
+ * (slots/grub/uboot.c). */
+bool menu_keyword(const char *l, size_t n, const char *kw, size_t *arg);
 /* A U-Boot boot script's text (slots/grub/bootscr.c): out of a legacy
  * U-Boot image of type script (its header, the lengths of its parts
  * ending in 0, then the first part), or the file as it is where it lacks

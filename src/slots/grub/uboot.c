@@ -95,9 +95,7 @@ static bool label_done(struct label *b, menu_line_fn fn, void *data)
 	return go;
 }
 
-/* The keyword of a line (U-Boot's extlinux reader: case as written,
- * blanks before it), and where its argument starts. */
-static bool keyword(const char *l, size_t n, const char *kw, size_t *arg)
+bool menu_keyword(const char *l, size_t n, const char *kw, size_t *arg)
 {
 	size_t i = 0, k = strlen(kw);
 	while (i < n && (l[i] == ' ' || l[i] == '\t'))
@@ -123,12 +121,12 @@ void extlinux_menu_lines(const char *text, size_t len, menu_line_fn fn, void *da
 		size_t a;
 		if (n && l[n - 1] == '\r')
 			n--;
-		if (keyword(l, n, "label", &a)) {
+		if (menu_keyword(l, n, "label", &a)) {
 			go = label_done(&b, fn, data);
-		} else if (keyword(l, n, "menu", &a) && keyword(l + a, n - a, "label", &a)) {
+		} else if (menu_keyword(l, n, "menu", &a) && menu_keyword(l + a, n - a, "label", &a)) {
 			/* "menu label" is read again from where "menu" ended */
 			b.recovery = memmem(l, n, "rescue", 6) || memmem(l, n, "recovery", 8);
-		} else if (keyword(l, n, "linux", &a) || keyword(l, n, "kernel", &a)) {
+		} else if (menu_keyword(l, n, "linux", &a) || menu_keyword(l, n, "kernel", &a)) {
 			free(b.image);
 			free(b.release);
 			size_t e = a;
@@ -136,7 +134,7 @@ void extlinux_menu_lines(const char *text, size_t len, menu_line_fn fn, void *da
 				e++;
 			b.image = xstrndup(l + a, e - a);
 			b.release = release_of(b.image);
-		} else if (keyword(l, n, "append", &a)) {
+		} else if (menu_keyword(l, n, "append", &a)) {
 			free(b.append);
 			b.append = xstrndup(l + a, n - a);
 			b.append_line = ln;
